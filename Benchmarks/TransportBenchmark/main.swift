@@ -1,0 +1,46 @@
+// The Swift side of Rebound's transport benchmark: one client, one workload, one JSON line.
+//
+// scripts/benchmark-transport.sh runs this once per client and workload, next to the C program in
+// Benchmarks/c that drives libcurl directly, and compares them. See BenchmarkOptions for the flags.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The clients this executable can run, by their `--client` name.
+enum ClientName: String, CaseIterable {
+    /// Rebound's `CurlTransport`.
+    case rebound
+    /// Foundation's `URLSession`.
+    case urlsession
+}
+
+let options: BenchmarkOptions
+do {
+    options = try BenchmarkOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    printToStandardError("\(error)\n\(BenchmarkOptions.usage)")
+    exit(2)
+}
+
+let client: any BenchmarkClient
+switch ClientName(rawValue: options.client) {
+case .rebound:
+    client = ReboundClient(url: options.url)
+case .urlsession:
+    client = URLSessionClient(url: options.url, concurrency: options.concurrency)
+case nil:
+    let known = ClientName.allCases.map(\.rawValue).joined(separator: ", ")
+    printToStandardError("unknown client '\(options.client)'; this executable runs \(known)")
+    exit(2)
+}
+
+let report = await BenchmarkRunner(client: client, options: options).run()
+try? await client.shutdown()
+print(report.jsonLine)
+if report.failures > 0 {
+    printToStandardError("\(report.failures) of \(options.warmup + options.requests) requests failed")
+    exit(1)
+}

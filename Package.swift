@@ -1,0 +1,82 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "Rebound",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Rebound", targets: ["Rebound"]),
+        .library(name: "ReboundCurl", targets: ["ReboundCurl"]),
+        .library(name: "ReboundTesting", targets: ["ReboundTesting"]),
+        .library(name: "ReboundMockBackend", targets: ["ReboundMockBackend"]),
+        .executable(name: "transport-demo", targets: ["TransportDemo"]),
+        .executable(name: "transport-benchmark", targets: ["TransportBenchmark"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        // The core: errors, chains, the transport protocol. No C, no server.
+        .target(
+            name: "Rebound",
+            dependencies: [.product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // libcurl, seen from Swift: a module map and a shim for the variadic setters.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        // The libcurl transport: one curl_multi thread bridged to async/await.
+        .target(
+            name: "ReboundCurl",
+            dependencies: ["Rebound", "CCurl", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // Test support shipped to users: scripted transports and the like.
+        .target(
+            name: "ReboundTesting",
+            dependencies: ["Rebound", .product(name: "HTTPTypes", package: "swift-http-types")]
+        ),
+        // A real HTTP server on loopback with scripted behaviours.
+        .target(
+            name: "ReboundMockBackend",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(
+            name: "TransportDemo",
+            dependencies: ["Rebound", "ReboundCurl", "ReboundMockBackend"],
+            path: "Examples/TransportDemo"
+        ),
+        .executableTarget(
+            name: "TransportBenchmark",
+            dependencies: ["Rebound", "ReboundCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Benchmarks/TransportBenchmark"
+        ),
+        .testTarget(
+            name: "ReboundTests",
+            dependencies: ["Rebound", "ReboundTesting"]
+        ),
+        .testTarget(
+            name: "ReboundCurlTests",
+            dependencies: [
+                "Rebound", "ReboundCurl", "CCurl", "ReboundMockBackend",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [
+            .enableUpcomingFeature("ExistentialAny"),
+            .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
+        ]
+}

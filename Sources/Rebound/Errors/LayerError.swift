@@ -1,0 +1,57 @@
+/// An error of one layer: a stable code, the cause from the layer below, a reason, debug context and
+/// where it was created.
+///
+/// Declare a layer by its codes (see ``ErrorCode``) and name the error type with a type alias:
+///
+/// ```swift
+/// typealias APIError = LayerError<APIErrorCode>
+///
+/// throw APIError(.getTokenFailed, cause: networkError, context: ["endpoint": "/v1/token"])
+/// ```
+public struct LayerError<Code: ErrorCode>: LayeredError, Sendable {
+    /// The stable code of this failure within its layer.
+    public var code: Code
+    public var cause: (any Error)?
+    public var reason: String?
+    public var context: ErrorContext
+    public var location: SourceLocation
+
+    /// Creates an error of this layer.
+    ///
+    /// - Parameters:
+    ///   - code: What failed, in this layer's terms.
+    ///   - cause: The error from the layer below, if one caused this.
+    ///   - reason: Why, in words for developers.
+    ///   - context: Debug context; mark secrets with ``ErrorContext/Value/sensitive(_:)``.
+    public init(
+        _ code: Code,
+        cause: (any Error)? = nil,
+        reason: String? = nil,
+        context: ErrorContext = ErrorContext(),
+        fileID: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.cause = cause
+        self.reason = reason
+        self.context = context
+        self.location = SourceLocation(fileID: fileID, line: line)
+    }
+
+    public var domain: String { Code.domain }
+    public var shortName: String { Code.shortName }
+    public var codeValue: Int { code.rawValue }
+    public var codeName: String { code.name }
+}
+
+extension LayerError: CustomStringConvertible {
+    /// `Domain.code (reason) [key: value, …]`, with sensitive values redacted.
+    public var description: String {
+        var text = "\(Code.domain).\(code.name)"
+        if let reason { text += " (\(reason))" }
+        if !context.isEmpty {
+            text += " [" + context.redacted.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "]"
+        }
+        return text
+    }
+}

@@ -1,0 +1,79 @@
+import CCurl
+
+/// One libcurl easy handle and its error buffer, reused across transfers.
+///
+/// Reusing handles spares a `curl_easy_init` and its allocations per request; the connection and
+/// DNS caches live in the multi handle, so reuse does not tie a handle to a connection.
+/// A handle is used by one thread at a time: the caller that prepares a transfer, then the loop
+/// thread while the transfer runs, then the idle pool, each handing it on through a lock. That is
+/// why it can be `@unchecked Sendable`.
+final class CurlEasyHandle: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
+    /// libcurl writes a readable message here when a transfer fails.
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    init?() {
+        guard let raw = curl_easy_init() else { return nil }
+        self.raw = raw
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        curl_easy_cleanup(raw)
+        errorBuffer.deallocate()
+    }
+
+    /// Clears every option set by the previous transfer, so that nothing leaks into the next.
+    func reset() {
+        curl_easy_reset(raw)
+        errorBuffer[0] = 0
+    }
+
+    /// The message libcurl left in the error buffer, if any.
+    var errorMessage: String? {
+        errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
+    }
+
+    @inline(__always)
+    func set(_ option: CURLoption, _ value: Int) -> CURLcode {
+        rebound_easy_setopt_long(raw, option, value)
+    }
+
+    @inline(__always)
+    func set(_ option: CURLoption, offset value: Int64) -> CURLcode {
+        rebound_easy_setopt_off_t(raw, option, curl_off_t(value))
+    }
+
+    @inline(__always)
+    func set(_ option: CURLoption, _ value: String) -> CURLcode {
+        // libcurl copies string options, so the temporary C string may go away afterwards.
+        value.withCString { rebound_easy_setopt_string(raw, option, $0) }
+    }
+
+    @inline(__always)
+    func set(_ option: CURLoption, pointer value: UnsafeRawPointer?) -> CURLcode {
+        rebound_easy_setopt_pointer(raw, option, value)
+    }
+
+    @inline(__always)
+    func info(long info: CURLINFO) -> Int {
+        var value = 0
+        _ = rebound_easy_getinfo_long(raw, info, &value)
+        return value
+    }
+
+    @inline(__always)
+    func info(offset info: CURLINFO) -> Int64 {
+        var value: curl_off_t = 0
+        _ = rebound_easy_getinfo_off_t(raw, info, &value)
+        return Int64(value)
+    }
+
+    @inline(__always)
+    func info(pointer info: CURLINFO) -> UnsafeMutableRawPointer? {
+        var value: UnsafeMutableRawPointer?
+        _ = rebound_easy_getinfo_pointer(raw, info, &value)
+        return value
+    }
+}

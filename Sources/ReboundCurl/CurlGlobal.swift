@@ -1,0 +1,43 @@
+import CCurl
+import Glibc
+
+/// libcurl's process-wide state, initialised once before the first handle is made.
+enum CurlGlobal {
+    /// `curl_global_init` is not thread-safe; a static `let` runs it exactly once, whatever thread asks.
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+    }()
+
+    /// Initialises libcurl if that has not happened yet; returns whether it is usable.
+    static func initialize() -> Bool {
+        initialized
+    }
+}
+
+/// Monotonic time in nanoseconds, for the transfer loop's own bookkeeping.
+@inline(__always)
+func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, at least 1: libcurl reads 0 as "no limit", which a
+    /// caller asking for zero time certainly did not mean.
+    var curlMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        let milliseconds = Int(clamping: seconds).multipliedReportingOverflow(by: 1000)
+        if milliseconds.overflow { return Int.max }
+        return max(1, milliseconds.partialValue + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// The duration in nanoseconds, clamped to zero and to `UInt64.max`.
+    var clampedNanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        let nanoseconds = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        if nanoseconds.overflow { return .max }
+        return nanoseconds.partialValue &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}

@@ -1,0 +1,245 @@
+import CCurl
+import Glibc
+import Synchronization
+
+/// The one thread that drives every transfer of a ``CurlTransport`` through a libcurl multi handle.
+///
+/// ```
+///  caller tasks                      loop thread
+///  ────────────                      ───────────
+///  send() ──► inbox (lock) ──wake──► take every command ─► curl_multi_add_handle / remove
+///                                    curl_multi_perform   (callbacks fill the transfers' buffers)
+///  resume ◄──── continuation ◄────── drain every finished transfer (curl_multi_info_read)
+///                                    check stalls, then curl_multi_poll until a socket, a timer
+///                                    or curl_multi_wakeup needs it
+/// ```
+///
+/// Each wake-up drains every queued command and every finished transfer, so a burst of requests
+/// costs one wake-up, not one per request. The loop is woken only while it sleeps in
+/// `curl_multi_poll`: a command that arrives while it works is picked up on its next turn.
+final class CurlMultiLoop: @unchecked Sendable {
+    enum Command {
+        case start(CurlTransfer)
+        case cancel(CurlTransfer)
+    }
+
+    private struct Inbox {
+        var commands: [Command] = []
+        var isPolling = false
+        var isShutDown = false
+    }
+
+    /// How often, at most, the loop looks for stalled transfers.
+    private static let stallCheckInterval: UInt64 = 50_000_000
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Mutex(Inbox())
+    private let idleHandles: Mutex<[CurlEasyHandle]>
+    private let maxIdleHandles: Int
+    private let thread = Mutex<pthread_t?>(nil)
+
+    // Loop-thread state.
+    private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    private var nextStallCheck: UInt64 = 0
+
+    init?(maxConnections: Int, maxConnectionsPerHost: Int) {
+        guard CurlGlobal.initialize(), let multi = curl_multi_init() else { return nil }
+        self.multi = multi
+        _ = rebound_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
+        _ = rebound_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+        _ = rebound_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        maxIdleHandles = max(16, maxConnections)
+        idleHandles = Mutex([])
+        idleHandles.withLock { $0.reserveCapacity(maxIdleHandles) }
+
+        var thread = pthread_t()
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let created = pthread_create(
+            &thread, nil,
+            { context in
+                let loop = Unmanaged<CurlMultiLoop>.fromOpaque(context!).takeRetainedValue()
+                loop.run()
+                return nil
+            }, context)
+        guard created == 0 else {
+            Unmanaged<CurlMultiLoop>.fromOpaque(context).release()
+            curl_multi_cleanup(multi)
+            return nil
+        }
+        self.thread.withLock { $0 = thread }
+    }
+
+    deinit {
+        curl_multi_cleanup(multi)
+    }
+
+    // MARK: - Any thread
+
+    /// A reset easy handle from the pool, or a new one.
+    func acquireHandle() -> CurlEasyHandle? {
+        if let handle = idleHandles.withLock({ $0.popLast() }) {
+            handle.reset()
+            return handle
+        }
+        return CurlEasyHandle()
+    }
+
+    /// Queues a command and wakes the loop if it sleeps. Returns false once the loop has shut down.
+    @discardableResult
+    func submit(_ command: Command) -> Bool {
+        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.isShutDown else { return (false, false) }
+            inbox.commands.append(command)
+            let wake = inbox.isPolling
+            inbox.isPolling = false
+            return (true, wake)
+        }
+        if wake { curl_multi_wakeup(multi) }
+        return accepted
+    }
+
+    /// Ends every transfer with a cancellation, stops the thread and waits for it.
+    func shutdown() {
+        let wake = inbox.withLock { inbox -> Bool in
+            let wasRunning = !inbox.isShutDown
+            inbox.isShutDown = true
+            return wasRunning
+        }
+        if wake { curl_multi_wakeup(multi) }
+        if let thread = self.thread.withLock({ thread in
+            defer { thread = nil }; return thread
+        }),
+            pthread_equal(thread, pthread_self()) == 0
+        {
+            pthread_join(thread, nil)
+        }
+    }
+
+    // MARK: - Loop thread
+
+    private func run() {
+        var commands: [Command] = []
+        commands.reserveCapacity(64)
+        while true {
+            let isShutDown = inbox.withLock { inbox -> Bool in
+                swap(&inbox.commands, &commands)
+                return inbox.isShutDown
+            }
+            if isShutDown {
+                finishEverything(pending: commands)
+                return
+            }
+            for command in commands {
+                switch command {
+                case .start(let transfer): start(transfer)
+                case .cancel(let transfer): cancel(transfer)
+                }
+            }
+            commands.removeAll(keepingCapacity: true)
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            drainFinished()
+
+            var timeout = 10_000
+            if !active.isEmpty {
+                let now = monotonicNanoseconds()
+                if now >= nextStallCheck {
+                    checkStalls(now: now)
+                    nextStallCheck = now + Self.stallCheckInterval
+                }
+                timeout = Int((nextStallCheck - min(now, nextStallCheck)) / 1_000_000) + 1
+            }
+            let mustSleep = inbox.withLock { inbox -> Bool in
+                guard inbox.commands.isEmpty, !inbox.isShutDown else { return false }
+                inbox.isPolling = true
+                return true
+            }
+            if mustSleep {
+                // curl_multi_poll shortens the timeout itself when one of libcurl's timers is due sooner.
+                curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
+                inbox.withLock { $0.isPolling = false }
+            }
+        }
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        if transfer.cancellation.load(ordering: .acquiring) {
+            finish(transfer, .cancelled, removeFromMulti: false)
+            return
+        }
+        guard curl_multi_add_handle(multi, transfer.easy.raw) == CURLM_OK else {
+            finish(transfer, .unavailable("libcurl refused to add the transfer."), removeFromMulti: false)
+            return
+        }
+        transfer.isActive = true
+        transfer.lastProgressTime = monotonicNanoseconds()
+        active[ObjectIdentifier(transfer)] = transfer
+    }
+
+    private func cancel(_ transfer: CurlTransfer) {
+        guard transfer.isActive else { return }  // not started yet (start sees the flag) or already done
+        finish(transfer, .cancelled, removeFromMulti: true)
+    }
+
+    private func drainFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE,
+                let easy = message.pointee.easy_handle,
+                let context = rebound_private(easy)
+            else { continue }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            let code = message.pointee.data.result
+            finish(transfer, .completed(code, transfer.completion()), removeFromMulti: true)
+        }
+    }
+
+    private func checkStalls(now: UInt64) {
+        var stalled: [CurlTransfer] = []
+        for transfer in active.values {
+            let moved = transfer.bytesReceived &+ transfer.bytesUploaded()
+            if moved != transfer.lastProgressBytes {
+                transfer.lastProgressBytes = moved
+                transfer.lastProgressTime = now
+            } else if now &- transfer.lastProgressTime >= transfer.stallTimeoutNanoseconds {
+                stalled.append(transfer)
+            }
+        }
+        for transfer in stalled { finish(transfer, .stalled, removeFromMulti: true) }
+    }
+
+    private func finish(_ transfer: CurlTransfer, _ outcome: CurlTransfer.Outcome, removeFromMulti: Bool) {
+        if removeFromMulti { curl_multi_remove_handle(multi, transfer.easy.raw) }
+        if transfer.isActive {
+            transfer.isActive = false
+            active[ObjectIdentifier(transfer)] = nil
+        }
+        recycle(transfer.easy)
+        let continuation = transfer.continuation
+        transfer.continuation = nil
+        continuation?.resume(returning: outcome)
+    }
+
+    private func recycle(_ handle: CurlEasyHandle) {
+        let limit = maxIdleHandles
+        idleHandles.withLock { idle in
+            if idle.count < limit { idle.append(handle) }
+        }
+    }
+
+    private func finishEverything(pending: [Command]) {
+        for transfer in Array(active.values) {
+            finish(transfer, .cancelled, removeFromMulti: true)
+        }
+        for case .start(let transfer) in pending {
+            finish(transfer, .unavailable("The transport was shut down."), removeFromMulti: false)
+        }
+    }
+
+    private func rebound_private(_ easy: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+        var value: UnsafeMutableRawPointer?
+        _ = rebound_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &value)
+        return value
+    }
+}

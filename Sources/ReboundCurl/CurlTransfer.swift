@@ -1,0 +1,373 @@
+import CCurl
+import Foundation
+import HTTPTypes
+import Rebound
+import Synchronization
+
+/// One request on its way through libcurl.
+///
+/// A transfer is prepared on the caller's thread (URL, header list, body, options: the work that
+/// can run in parallel), then handed to the ``CurlMultiLoop``, which alone touches it while libcurl
+/// runs it, and finally handed back through the continuation, after which only the caller reads it.
+/// The hand-offs go through a lock and a continuation, which order the accesses; that is why this
+/// class can be `@unchecked Sendable`.
+final class CurlTransfer: @unchecked Sendable {
+    /// What the loop reports when a transfer ends.
+    enum Outcome {
+        case completed(CURLcode, Completion)
+        case stalled
+        case cancelled
+        case unavailable(String)
+    }
+
+    /// Facts read from the easy handle on the loop thread before it is reused.
+    struct Completion {
+        var status: Int
+        var httpVersion: Int
+        var redirectCount: Int
+        var newConnections: Int
+        /// Time until the request could be sent: zero when no connection was ever ready. (The
+        /// connect time alone is zero on a reused connection too.)
+        var pretransferMicroseconds: Int64
+        var totalMicroseconds: Int64
+        var errorMessage: String?
+    }
+
+    let options: TransportOptions
+    let easy: CurlEasyHandle
+    let stallTimeoutNanoseconds: UInt64
+    private let usesTLS: Bool
+    private let headerList: UnsafeMutablePointer<curl_slist>?
+    private let requestBody: UnsafeMutableRawBufferPointer?
+
+    /// Set by the caller before submission; resumed exactly once by the loop.
+    var continuation: UnsafeContinuation<Outcome, Never>?
+    /// Set from any thread when the caller's task is cancelled.
+    let cancellation = Atomic<Bool>(false)
+
+    // Loop-thread state while the transfer runs; the caller reads the first three after completion.
+    var rawHeaders: [UInt8] = []
+    var body = Data()
+    var bodyLimitExceeded = false
+    var isActive = false
+    var bytesReceived = 0
+    var lastProgressBytes = -1
+    var lastProgressTime: UInt64 = 0
+
+    /// Prepares a transfer for `request` on `easy`, which must not be in use elsewhere.
+    init(
+        request: HTTPRequest,
+        body: Data?,
+        options: TransportOptions,
+        easy: CurlEasyHandle
+    ) throws(NetworkError) {
+        let url = try Self.url(of: request)
+        self.options = options
+        self.easy = easy
+        self.usesTLS = request.scheme?.lowercased() == "https"
+        self.stallTimeoutNanoseconds = options.stallTimeout.clampedNanoseconds
+        if let body {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
+            body.copyBytes(to: buffer.bindMemory(to: UInt8.self), count: body.count)
+            requestBody = UnsafeMutableRawBufferPointer(rebasing: buffer[..<body.count])
+        } else {
+            requestBody = nil
+        }
+        headerList = Self.headerList(for: request.headerFields)
+        try configure(url: url, method: request.method)
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+        requestBody?.deallocate()
+    }
+
+    // MARK: - Preparing
+
+    private static func url(of request: HTTPRequest) throws(NetworkError) -> String {
+        guard let scheme = request.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw NetworkError(.invalidURL, reason: "The scheme must be http or https.")
+        }
+        guard let authority = request.authority, !authority.isEmpty else {
+            throw NetworkError(.invalidURL, reason: "The request has no host.")
+        }
+        let path = request.path ?? "/"
+        let forbidden: (UInt8) -> Bool = { $0 <= 0x20 || $0 == 0x7F }
+        if authority.utf8.contains(where: forbidden) || path.utf8.contains(where: forbidden) {
+            throw NetworkError(.invalidURL, reason: "The URL contains spaces or control characters.")
+        }
+        return scheme + "://" + authority + (path.hasPrefix("/") ? path : "/" + path)
+    }
+
+    private static func headerList(for fields: HTTPFields) -> UnsafeMutablePointer<curl_slist>? {
+        var list: UnsafeMutablePointer<curl_slist>?
+        var hasExpect = false
+        for field in fields {
+            if field.name == .expect { hasExpect = true }
+            // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
+            let line = field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)"
+            list = curl_slist_append(list, line)
+        }
+        // libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second for a
+        // server that may never answer it; an empty Expect turns that off.
+        if !hasExpect { list = curl_slist_append(list, "Expect:") }
+        return list
+    }
+
+    private func configure(url: String, method: HTTPRequest.Method) throws(NetworkError) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        var failed: CURLcode = CURLE_OK
+        func check(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
+
+        check(easy.set(CURLOPT_URL, url))
+        check(easy.set(CURLOPT_PROTOCOLS_STR, "http,https"))
+        // Never follow a redirect from https down to http: credentials would travel in clear text.
+        check(easy.set(CURLOPT_REDIR_PROTOCOLS_STR, usesTLS ? "https" : "http,https"))
+        check(easy.set(CURLOPT_NOSIGNAL, 1))
+        check(easy.set(CURLOPT_ERRORBUFFER, pointer: easy.errorBuffer))
+        check(easy.set(CURLOPT_PRIVATE, pointer: me))
+        check(rebound_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION, curlWriteBody))
+        check(easy.set(CURLOPT_WRITEDATA, pointer: me))
+        check(rebound_easy_setopt_write_function(easy.raw, CURLOPT_HEADERFUNCTION, curlWriteHeader))
+        check(easy.set(CURLOPT_HEADERDATA, pointer: me))
+        // An empty string asks for every encoding this libcurl can decode (gzip, br, zstd here).
+        check(easy.set(CURLOPT_ACCEPT_ENCODING, ""))
+        check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeout.curlMilliseconds))
+        check(easy.set(CURLOPT_TIMEOUT_MS, options.timeout.curlMilliseconds))
+        check(easy.set(CURLOPT_TCP_KEEPALIVE, 1))
+        check(easy.set(CURLOPT_BUFFERSIZE, 64 * 1024))
+        if options.maxResponseBodySize > 0 {
+            // Refuses early when Content-Length already says too much; the write callback guards the rest.
+            check(easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(options.maxResponseBodySize)))
+        }
+        switch options.redirects {
+        case .doNotFollow:
+            check(easy.set(CURLOPT_FOLLOWLOCATION, 0))
+        case .follow(let max):
+            check(easy.set(CURLOPT_FOLLOWLOCATION, 1))
+            check(easy.set(CURLOPT_MAXREDIRS, Swift.max(0, max)))
+        }
+        switch options.httpVersion {
+        case .automatic: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
+        case .http1: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
+        case .http2PriorKnowledge: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)))
+        }
+        check(easy.set(CURLOPT_HTTPHEADER, pointer: headerList.map { UnsafeRawPointer($0) }))
+
+        switch method {
+        case .get where requestBody == nil:
+            break
+        case .head:
+            check(easy.set(CURLOPT_NOBODY, 1))
+        case .post:
+            setBody()
+        default:
+            check(easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue))
+            if requestBody != nil { setBody() }
+        }
+        func setBody() {
+            check(easy.set(CURLOPT_POST, 1))
+            check(easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(requestBody?.count ?? 0)))
+            check(
+                easy.set(
+                    CURLOPT_POSTFIELDS, pointer: requestBody.map { UnsafeRawPointer($0.baseAddress!) } ?? emptyBody))
+        }
+        if failed != CURLE_OK {
+            throw NetworkError(
+                .invalidRequest,
+                reason: "libcurl refused an option of the request.",
+                context: [
+                    "curlCode": "\(failed.rawValue)", "curlError": "\(String(cString: curl_easy_strerror(failed)))",
+                ]
+            )
+        }
+    }
+
+    /// Records, from any thread, that the caller's task was cancelled, for a transfer not yet started.
+    func markCancelled() {
+        cancellation.store(true, ordering: .releasing)
+    }
+
+    // MARK: - Receiving (loop thread)
+
+    @inline(__always)
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if body.count + bytes.count > options.maxResponseBodySize {
+            bodyLimitExceeded = true
+            return false
+        }
+        body.append(bytes.assumingMemoryBound(to: UInt8.self))
+        bytesReceived &+= bytes.count
+        return true
+    }
+
+    @inline(__always)
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+        bytesReceived &+= bytes.count
+        // A new status line starts a new response (after a redirect or a 1xx): forget the old head.
+        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[4] == UInt8(ascii: "/")
+        {
+            rawHeaders.removeAll(keepingCapacity: true)
+        } else if body.isEmpty, let length = contentLength(in: bytes) {
+            body.reserveCapacity(min(length, options.maxResponseBodySize))
+        }
+        rawHeaders.append(contentsOf: bytes)
+    }
+
+    /// The value of a `Content-Length` line, so that the body can be allocated once.
+    private func contentLength(in line: UnsafeRawBufferPointer) -> Int? {
+        let name = "content-length:".utf8
+        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c") else { return nil }
+        for (offset, expected) in name.enumerated() where line[offset] | 0x20 != expected | 0x20 { return nil }
+        var value = 0
+        for byte in line[name.count...] {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                let (next, overflow) = value.multipliedReportingOverflow(by: 10)
+                if overflow { return nil }
+                value = next + Int(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
+                continue
+            default:
+                return nil
+            }
+        }
+        return value
+    }
+
+    /// Reads what the caller will need from the easy handle, before the loop reuses it.
+    func completion() -> Completion {
+        Completion(
+            status: easy.info(long: CURLINFO_RESPONSE_CODE),
+            httpVersion: easy.info(long: CURLINFO_HTTP_VERSION),
+            redirectCount: easy.info(long: CURLINFO_REDIRECT_COUNT),
+            newConnections: easy.info(long: CURLINFO_NUM_CONNECTS),
+            pretransferMicroseconds: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T),
+            totalMicroseconds: easy.info(offset: CURLINFO_TOTAL_TIME_T),
+            errorMessage: easy.errorMessage
+        )
+    }
+
+    /// Uploaded bytes so far, which count as progress for the stall limit.
+    func bytesUploaded() -> Int {
+        requestBody == nil ? 0 : Int(easy.info(offset: CURLINFO_SIZE_UPLOAD_T))
+    }
+
+    // MARK: - Finishing (caller's thread)
+
+    /// Turns the loop's outcome into a response or a network error.
+    func result(of outcome: Outcome) -> Result<TransportResponse, NetworkError> {
+        switch outcome {
+        case .completed(let code, let completion) where code == CURLE_OK:
+            return .success(response(completion))
+        case .completed(let code, let completion):
+            return .failure(error(for: code, completion))
+        case .stalled:
+            return .failure(
+                NetworkError(
+                    .stalled,
+                    reason: "No bytes moved for \(options.stallTimeout).",
+                    context: ["stallTimeout": "\(options.stallTimeout)"]
+                )
+            )
+        case .cancelled:
+            return .failure(NetworkError(.cancelled, reason: "The request's task was cancelled."))
+        case .unavailable(let why):
+            return .failure(NetworkError(.transportUnavailable, reason: why))
+        }
+    }
+
+    private func response(_ completion: Completion) -> TransportResponse {
+        let (reasonPhrase, fields) = Self.parseHead(rawHeaders)
+        let status = HTTPResponse.Status(code: completion.status, reasonPhrase: reasonPhrase)
+        let version: String
+        switch completion.httpVersion {
+        case Int(CURL_HTTP_VERSION_1_0): version = "1.0"
+        case Int(CURL_HTTP_VERSION_2_0): version = "2"
+        case Int(CURL_HTTP_VERSION_3): version = "3"
+        default: version = "1.1"
+        }
+        return TransportResponse(
+            head: HTTPResponse(status: status, headerFields: fields),
+            body: body,
+            info: TransferInfo(
+                httpVersion: version,
+                redirectCount: completion.redirectCount,
+                newConnections: completion.newConnections
+            )
+        )
+    }
+
+    /// Splits a raw response head into the reason phrase and the header fields.
+    static func parseHead(_ raw: [UInt8]) -> (reasonPhrase: String, fields: HTTPFields) {
+        var fields = HTTPFields()
+        var reasonPhrase = ""
+        var lines = raw.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
+        if let statusLine = lines.next() {
+            // "HTTP/1.1 200 OK": the reason is whatever follows the second space.
+            let parts = statusLine.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
+            if parts.count == 3 { reasonPhrase = String(decoding: parts[2], as: UTF8.self).trimmingHTTPWhitespace() }
+        }
+        while let line = lines.next() {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+                let name = HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
+            else { continue }
+            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingHTTPWhitespace()
+            fields.append(HTTPField(name: name, value: value))
+        }
+        return (reasonPhrase, fields)
+    }
+
+    private func error(for code: CURLcode, _ completion: Completion) -> NetworkError {
+        let message = completion.errorMessage ?? String(cString: curl_easy_strerror(code))
+        let context: ErrorContext = ["curlCode": "\(code.rawValue)", "curlError": "\(message)"]
+        let errorCode = NetworkErrorCode(
+            curlCode: code,
+            message: message,
+            bodyLimitExceeded: bodyLimitExceeded,
+            connected: completion.pretransferMicroseconds > 0 || bytesReceived > 0
+        )
+        let reason: String
+        switch errorCode {
+        case .responseTooLarge: reason = "The response body is larger than \(options.maxResponseBodySize) bytes."
+        case .insecureRedirect:
+            reason = "A redirect to a protocol other than \(usesTLS ? "https" : "http or https") was refused."
+        case .timeout: reason = "The request took longer than \(options.timeout)."
+        case .connectTimeout: reason = "Connecting took longer than \(options.connectTimeout)."
+        default: reason = message
+        }
+        return NetworkError(errorCode, reason: reason, context: context)
+    }
+}
+
+extension String {
+    fileprivate func trimmingHTTPWhitespace() -> String {
+        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let first = firstIndex(where: { !isWhitespace($0) }), let last = lastIndex(where: { !isWhitespace($0) })
+        else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}
+
+/// A stable, valid address for an empty POST body: libcurl reads zero bytes from it.
+private var emptyBody: UnsafeRawPointer { UnsafeRawPointer(("" as StaticString).utf8Start) }
+
+/// libcurl's body callback: appends to the transfer's buffer, or refuses past the size limit.
+private let curlWriteBody: curl_write_callback = { pointer, size, count, userData in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData!).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let pointer else { return 0 }
+    // Returning less than `length` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
+    return transfer.receiveBody(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+}
+
+/// libcurl's header callback: one whole header line per call.
+private let curlWriteHeader: curl_write_callback = { pointer, size, count, userData in
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData!).takeUnretainedValue()
+    let length = size * count
+    guard length > 0, let pointer else { return length }
+    transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+    return length
+}

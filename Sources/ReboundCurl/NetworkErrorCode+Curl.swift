@@ -1,0 +1,59 @@
+import CCurl
+import Rebound
+
+extension NetworkErrorCode {
+    /// Groups libcurl's many result codes into the network layer's stable codes.
+    ///
+    /// - Parameters:
+    ///   - curlCode: What `curl_multi_info_read` reported.
+    ///   - message: libcurl's error text for the failure.
+    ///   - bodyLimitExceeded: Whether the write callback refused a body past the size limit.
+    ///   - connected: Whether a connection had been established.
+    init(curlCode: CURLcode, message: String = "", bodyLimitExceeded: Bool, connected: Bool) {
+        switch curlCode {
+        case CURLE_WRITE_ERROR where bodyLimitExceeded, CURLE_FILESIZE_EXCEEDED:
+            self = .responseTooLarge
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            // The transport only sends http and https URLs, so a refused protocol came from a
+            // Location header: https to http, or http(s) to anything else.
+            self = .insecureRedirect
+        case CURLE_URL_MALFORMAT:
+            self = .invalidURL
+        case CURLE_OPERATION_TIMEDOUT:
+            self = connected ? .timeout : .connectTimeout
+        case CURLE_COULDNT_RESOLVE_HOST:
+            self = .cannotResolveHost
+        case CURLE_COULDNT_CONNECT:
+            self = .cannotConnect
+        case CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
+            self = .connectionReset
+        case CURLE_PARTIAL_FILE:
+            self = .incompleteResponse
+        case CURLE_SEND_ERROR where message.hasPrefix("Connection died"):
+            // libcurl's word for a server that closed every connection it tried before answering;
+            // it reports this as a send error, and only its text tells the two apart.
+            self = .connectionReset
+        case CURLE_SEND_ERROR:
+            self = .sendFailed
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE, CURLE_SSL_ISSUER_ERROR,
+            CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CLIENTCERT,
+            CURLE_SSL_ENGINE_NOTFOUND,
+            CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
+            self = .tlsFailure
+        case CURLE_TOO_MANY_REDIRECTS:
+            self = .tooManyRedirects
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_HTTP3, CURLE_BAD_CONTENT_ENCODING,
+            CURLE_QUIC_CONNECT_ERROR, CURLE_HTTP_RETURNED_ERROR, CURLE_UNRECOVERABLE_POLL:
+            self = .protocolError
+        case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY:
+            self = .proxyFailure
+        case CURLE_FAILED_INIT, CURLE_OUT_OF_MEMORY, CURLE_NOT_BUILT_IN:
+            self = .transportUnavailable
+        case CURLE_BAD_FUNCTION_ARGUMENT, CURLE_UNKNOWN_OPTION, CURLE_SETOPT_OPTION_SYNTAX:
+            self = .invalidRequest
+        default:
+            self = .other
+        }
+    }
+}

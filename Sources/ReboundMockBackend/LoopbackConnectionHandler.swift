@@ -1,0 +1,291 @@
+import NIOCore
+import NIOHTTP1
+
+/// Serves the requests of one connection, one at a time and in the order they arrived.
+///
+/// The handler always keeps reading, so it notices a client that goes away even while a reply stalls;
+/// complete requests that arrive while one is being answered wait in a queue. Answering a request
+/// takes three steps:
+///
+/// 1. On the event loop, the handler takes the next request and starts a `Task` for it.
+/// 2. In the task, the route handler decides the reply and ``LoopbackReplyPerformer`` waits out any
+///    delays and pauses.
+/// 3. The performer hops back to the event loop for every write, through the methods in the extension
+///    below, and the last one (``finishResponse()``) starts the next request.
+///
+/// Nothing but the event loop touches the handler's state. When the connection closes, the running
+/// task is cancelled and the queue dropped.
+final class LoopbackConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// How a response head marks where its body ends.
+    enum BodyFraming {
+        /// `Content-Length` of the given length, unless the reply's headers already frame the body.
+        case lengthUnlessGiven(Int)
+        /// `Transfer-Encoding: chunked`, unless the reply's headers already frame the body.
+        case chunkedUnlessGiven
+        /// `Content-Length` of the given length, replacing whatever framing the reply's headers have.
+        case declaredLength(Int)
+    }
+
+    /// A complete request waiting to be answered.
+    private struct ReceivedRequest {
+        var request: LoopbackRequest
+        var head: HTTPRequestHead
+    }
+
+    /// What the connection has to answer, in the order it arrived.
+    private enum PendingWork {
+        /// A well-formed request.
+        case request(ReceivedRequest)
+        /// Bytes that are not HTTP, answered with `400 Bad Request` and the end of the connection.
+        case malformedRequest
+    }
+
+    private let connectionNumber: Int
+    private let routes: [LoopbackRoute]
+    private let registry: LoopbackConnectionRegistry
+    private let eventLoop: any EventLoop
+
+    private var context: ChannelHandlerContext?
+
+    /// The head of the request being received, until its end arrives.
+    private var incomingHead: HTTPRequestHead?
+    /// The body received so far of the request being received.
+    private var incomingBody = ByteBuffer()
+    /// Whether the request being received asked for `100 Continue` and has not had it yet.
+    private var incomingAwaitsContinue = false
+    /// Complete requests waiting for the one being answered, perhaps ending with a malformed one.
+    private var waitingWork = CircularBuffer<PendingWork>()
+
+    /// The request being answered, or `nil` between requests.
+    private var currentRequest: ReceivedRequest?
+    /// The task deciding and performing the reply to ``currentRequest``.
+    private var replyTask: Task<Void, Never>?
+    /// Whether body bytes of the current response go on the wire (not for `HEAD` or a status without body).
+    private var sendsBody = false
+    /// Whether the connection closes once the current response is complete.
+    private var closesAfterResponse = false
+    /// Whether the connection is closing or closed, after which nothing more is written.
+    private var isClosing = false
+
+    init(
+        connectionNumber: Int,
+        routes: [LoopbackRoute],
+        registry: LoopbackConnectionRegistry,
+        eventLoop: any EventLoop
+    ) {
+        self.connectionNumber = connectionNumber
+        self.routes = routes
+        self.registry = registry
+        self.eventLoop = eventLoop
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        isClosing = true
+        replyTask?.cancel()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        isClosing = true
+        replyTask?.cancel()
+        waitingWork.removeAll()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            incomingHead = head
+            incomingBody.clear()
+            incomingAwaitsContinue =
+                (head.version.major, head.version.minor) >= (1, 1)
+                && head.headers["expect"].contains { $0.caseInsensitiveEquals("100-continue") }
+            sendContinueIfAwaited()
+        case .body(var part):
+            incomingBody.writeBuffer(&part)
+        case .end:
+            guard let head = incomingHead else { return }
+            incomingHead = nil
+            incomingAwaitsContinue = false
+            let request = LoopbackRequest(
+                method: head.method.rawValue,
+                target: head.uri,
+                headers: head.headers.map { (name: $0.name, value: $0.value) },
+                body: Array(incomingBody.readableBytesView),
+                connectionNumber: connectionNumber,
+                httpVersion: "\(head.version.major).\(head.version.minor)"
+            )
+            incomingBody.clear()
+            registry.requestReceived(path: request.path)
+            waitingWork.append(.request(ReceivedRequest(request: request, head: head)))
+            startNextExchange()
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !isClosing else { return }
+        guard error is HTTPParserError else {
+            // The socket failed: nothing more can be sent or received.
+            isClosing = true
+            replyTask?.cancel()
+            context.close(promise: nil)
+            return
+        }
+        // Requests that arrived whole before the malformed bytes still get their responses, in order;
+        // then the malformed request gets a 400 and the connection closes, since the decoder cannot
+        // find where a next request would start.
+        incomingHead = nil
+        incomingAwaitsContinue = false
+        waitingWork.append(.malformedRequest)
+        startNextExchange()
+    }
+
+    /// Starts answering the next waiting request, if the connection is free and open.
+    private func startNextExchange() {
+        guard currentRequest == nil, !isClosing, let context else { return }
+        switch waitingWork.popFirst() {
+        case nil:
+            sendContinueIfAwaited()
+        case .malformedRequest:
+            answerMalformedRequest(context: context)
+        case .request(let next):
+            currentRequest = next
+            sendsBody = false
+            closesAfterResponse = !next.head.isKeepAlive
+            let handler = routes.first { $0.matches(next.request) }?.handler ?? Self.answerNoRoute
+            let performer = LoopbackReplyPerformer(
+                connection: NIOLoopBound(self, eventLoop: eventLoop),
+                eventLoop: eventLoop
+            )
+            let request = next.request
+            replyTask = Task {
+                let reply = await handler(request)
+                await performer.perform(reply)
+            }
+        }
+    }
+
+    /// Sends `400 Bad Request` and closes the connection once it is sent.
+    private func answerMalformedRequest(context: ChannelHandlerContext) {
+        isClosing = true
+        let headers = HTTPHeaders([("Connection", "close"), ("Content-Length", "0")])
+        let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    /// Tells a client waiting with `Expect: 100-continue` to send its body, once no earlier response is
+    /// under way (an interim response must not land in the middle of another response).
+    private func sendContinueIfAwaited() {
+        guard incomingAwaitsContinue, currentRequest == nil, waitingWork.isEmpty, !isClosing, let context else {
+            return
+        }
+        incomingAwaitsContinue = false
+        let head = HTTPResponseHead(version: .http1_1, status: .continue)
+        context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+    }
+
+    /// The reply to a request no route matches.
+    private static let answerNoRoute: LoopbackServer.Handler = { request in
+        .text("No route for \(request.method) \(request.path)\n", status: 404)
+    }
+}
+
+// MARK: - Steps of a reply, called by LoopbackReplyPerformer on the event loop
+
+extension LoopbackConnectionHandler {
+    /// Writes, without flushing, the head of the response to the current request.
+    ///
+    /// Adds the framing header `framing` asks for, and `Connection: close` when the connection will
+    /// close after the response (or `Connection: keep-alive` for an HTTP/1.0 client that asked to keep it).
+    func writeHead(status code: Int, headers: [(String, String)], framing: BodyFraming) {
+        guard let context, let currentRequest, !isClosing else { return }
+        let status = HTTPResponseStatus(statusCode: code)
+        let requestHead = currentRequest.head
+        var fields = HTTPHeaders(headers)
+        let isFramedByReply = fields.contains(name: "content-length") || fields.contains(name: "transfer-encoding")
+        switch framing {
+        case .lengthUnlessGiven(let length):
+            if !isFramedByReply && status.mayHaveResponseBody {
+                fields.add(name: "Content-Length", value: String(length))
+            }
+        case .chunkedUnlessGiven:
+            if !isFramedByReply && status.mayHaveResponseBody {
+                if (requestHead.version.major, requestHead.version.minor) >= (1, 1) {
+                    fields.add(name: "Transfer-Encoding", value: "chunked")
+                } else {
+                    // An HTTP/1.0 client cannot read chunks: the end of the connection ends the body.
+                    closesAfterResponse = true
+                }
+            }
+        case .declaredLength(let length):
+            fields.remove(name: "content-length")
+            fields.remove(name: "transfer-encoding")
+            fields.add(name: "Content-Length", value: String(length))
+        }
+        if fields["connection"].contains(where: { $0.caseInsensitiveEquals("close") }) {
+            closesAfterResponse = true
+        } else if !fields.contains(name: "connection") {
+            if closesAfterResponse {
+                fields.add(name: "Connection", value: "close")
+            } else if (requestHead.version.major, requestHead.version.minor) < (1, 1) {
+                fields.add(name: "Connection", value: "keep-alive")
+            }
+        }
+        sendsBody = status.mayHaveResponseBody && requestHead.method != .HEAD
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: fields)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+    }
+
+    /// Writes body bytes of the current response, unless its body is not sent (`HEAD`, 204, 304).
+    ///
+    /// - Returns: A future that completes once the bytes are handed to the socket, if `flush` is set.
+    @discardableResult
+    func writeBody(_ bytes: [UInt8], flush: Bool) -> EventLoopFuture<Void> {
+        guard let context, currentRequest != nil, !isClosing else {
+            return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        guard sendsBody else {
+            if flush { context.flush() }
+            return eventLoop.makeSucceededVoidFuture()
+        }
+        let part = HTTPServerResponsePart.body(.byteBuffer(context.channel.allocator.buffer(bytes: bytes)))
+        return flush ? context.writeAndFlush(wrapOutboundOut(part)) : context.write(wrapOutboundOut(part))
+    }
+
+    /// Ends the current response, then closes the connection or starts answering the next request.
+    ///
+    /// - Returns: A future that completes once the response is handed to the socket.
+    func finishResponse() -> EventLoopFuture<Void> {
+        guard let context, currentRequest != nil, !isClosing else {
+            return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+        currentRequest = nil
+        replyTask = nil
+        if closesAfterResponse {
+            isClosing = true
+            // Closing discards writes still queued, so wait until the response has left.
+            written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else {
+            startNextExchange()
+        }
+        return written
+    }
+
+    /// Closes the connection at once, whatever has been sent.
+    func closeConnection() -> EventLoopFuture<Void> {
+        isClosing = true
+        context?.close(promise: nil)
+        return eventLoop.makeSucceededVoidFuture()
+    }
+}

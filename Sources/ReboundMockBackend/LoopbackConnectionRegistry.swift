@@ -1,0 +1,71 @@
+import NIOCore
+import Synchronization
+
+/// The loopback server's record of its connections and the requests they carried.
+///
+/// It numbers connections as they are accepted, keeps the open ones so that shutting down can close
+/// them all (stalled ones included), and counts requests per path. Channel initializers and handlers
+/// update it from the event loop while tests read it from their own tasks, hence the mutex.
+final class LoopbackConnectionRegistry: Sendable {
+    private struct State {
+        var connectionsAccepted = 0
+        var requestsReceived = 0
+        var requestsByPath: [String: Int] = [:]
+        var openConnections: [ObjectIdentifier: any Channel] = [:]
+        var isShutDown = false
+    }
+
+    private let state = Mutex(State())
+
+    /// How many connections were accepted so far.
+    var connectionsAccepted: Int {
+        state.withLock { $0.connectionsAccepted }
+    }
+
+    /// How many complete requests were received so far.
+    var requestsReceived: Int {
+        state.withLock { $0.requestsReceived }
+    }
+
+    /// How many complete requests were received so far for `path`.
+    func requestsReceived(for path: String) -> Int {
+        state.withLock { $0.requestsByPath[path, default: 0] }
+    }
+
+    /// Records a newly accepted connection and returns its 1-based number, or `nil` if the server is
+    /// shutting down and the connection should be closed at once.
+    func connectionOpened(_ channel: any Channel) -> Int? {
+        state.withLock { state in
+            guard !state.isShutDown else { return nil }
+            state.connectionsAccepted += 1
+            state.openConnections[ObjectIdentifier(channel)] = channel
+            return state.connectionsAccepted
+        }
+    }
+
+    /// Forgets a connection that has closed.
+    func connectionClosed(_ channel: any Channel) {
+        _ = state.withLock { $0.openConnections.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    /// Counts a complete request for `path`.
+    func requestReceived(path: String) {
+        state.withLock { state in
+            state.requestsReceived += 1
+            state.requestsByPath[path, default: 0] += 1
+        }
+    }
+
+    /// Marks the server as shutting down and returns the connections open at that moment, or `nil` if
+    /// it was already shutting down.
+    ///
+    /// Once this returns, ``connectionOpened(_:)`` refuses new connections, so the returned list is
+    /// every connection left to close.
+    func beginShutdown() -> [any Channel]? {
+        state.withLock { state in
+            guard !state.isShutDown else { return nil }
+            state.isShutDown = true
+            return Array(state.openConnections.values)
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import NIOCore
+
+/// Carries out a ``LoopbackReply`` on a connection: waits in its task, writes on the event loop.
+///
+/// Delays and pauses are `Task.sleep` calls in the reply's task, so they are cancelled with it when the
+/// connection closes. Every write hops to the connection's event loop and is awaited, which keeps a
+/// slow reader from piling up chunks in memory and stops the reply as soon as a write fails. If any
+/// step fails, the connection is closed: the response on it can no longer be completed.
+struct LoopbackReplyPerformer: Sendable {
+    /// The handler of the connection, usable only on its event loop.
+    let connection: NIOLoopBound<LoopbackConnectionHandler>
+    /// The connection's event loop.
+    let eventLoop: any EventLoop
+
+    /// Carries out `reply` to the connection's current request.
+    func perform(_ reply: LoopbackReply) async {
+        do {
+            try await carryOut(reply)
+        } catch {
+            try? await onConnection { $0.closeConnection() }
+        }
+    }
+
+    private func carryOut(_ reply: LoopbackReply) async throws {
+        switch reply {
+        case .respond(let status, let headers, let body):
+            try await onConnection { connection in
+                connection.writeHead(status: status, headers: headers, framing: .lengthUnlessGiven(body.count))
+                connection.writeBody(body, flush: false)
+                return connection.finishResponse()
+            }
+
+        case .stream(let status, let headers, let chunks, let pause):
+            let firstChunk = chunks.first ?? []
+            try await onConnection { connection in
+                connection.writeHead(status: status, headers: headers, framing: .chunkedUnlessGiven)
+                return connection.writeBody(firstChunk, flush: true)
+            }
+            for chunk in chunks.dropFirst() {
+                if pause > .zero {
+                    try await Task.sleep(for: pause)
+                }
+                try await onConnection { $0.writeBody(chunk, flush: true) }
+            }
+            try await onConnection { $0.finishResponse() }
+
+        case .closeMidBody(let status, let headers, let declaredLength, let partialBody):
+            try await onConnection { connection in
+                connection.writeHead(status: status, headers: headers, framing: .declaredLength(declaredLength))
+                return connection.writeBody(partialBody, flush: true)
+            }
+            try await onConnection { $0.closeConnection() }
+
+        case .stallMidBody(let status, let headers, let declaredLength, let partialBody):
+            // Once the bytes are out, doing nothing more is the stall: the connection stays busy with
+            // this request until it closes.
+            try await onConnection { connection in
+                connection.writeHead(status: status, headers: headers, framing: .declaredLength(declaredLength))
+                return connection.writeBody(partialBody, flush: true)
+            }
+
+        case .stall:
+            // Nothing to do: the request stays current, so the connection never answers again.
+            break
+
+        case .closeWithoutResponse:
+            try await onConnection { $0.closeConnection() }
+
+        case .delayed(let delay, let reply):
+            try await Task.sleep(for: delay)
+            try await carryOut(reply)
+        }
+    }
+
+    /// Runs `step` on the event loop with the connection's handler and waits for the future it returns.
+    private func onConnection(
+        _ step: @escaping @Sendable (LoopbackConnectionHandler) -> EventLoopFuture<Void>
+    ) async throws {
+        let connection = self.connection
+        try await eventLoop.flatSubmit { step(connection.value) }.get()
+    }
+}

@@ -1,0 +1,51 @@
+/// A request the loopback server answers, and how it answers it.
+///
+/// A route matches a method (or any method) and an exact path, without the query. A `GET` route also
+/// answers `HEAD`, as servers do; the server sends the head of its reply without the body. The server
+/// asks its routes in order and the first that matches handles the request; a request no route
+/// matches gets `404 Not Found`.
+///
+/// ```swift
+/// let server = try await LoopbackServer.start(routes: [
+///     LoopbackRoute("GET", "/profile") { _ in .json(#"{"name":"Ada"}"#) },
+///     LoopbackRoute("/flaky") { _ in .closeWithoutResponse },
+/// ])
+/// ```
+public struct LoopbackRoute: Sendable {
+    /// The method the route answers, such as `"GET"`, or `nil` for every method.
+    public var method: String?
+    /// The exact path the route answers, such as `"/hello"`.
+    public var path: String
+    /// Decides the reply to a matching request.
+    public var handler: LoopbackServer.Handler
+
+    /// Creates a route.
+    ///
+    /// - Parameters:
+    ///   - method: The method to match, such as `"GET"`, or `nil` to match every method. Methods are
+    ///     case-sensitive, as HTTP defines them.
+    ///   - path: The exact path to match, without the query.
+    ///   - handler: Decides the reply. It runs off the server's event loop and may suspend as long as it
+    ///     likes; later requests on the same connection wait for it.
+    public init(_ method: String? = nil, _ path: String, handler: @escaping LoopbackServer.Handler) {
+        self.method = method
+        self.path = path
+        self.handler = handler
+    }
+
+    /// Creates a route that answers every method on `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The exact path to match, without the query.
+    ///   - handler: Decides the reply; see ``init(_:_:handler:)``.
+    public init(_ path: String, handler: @escaping LoopbackServer.Handler) {
+        self.init(nil, path, handler: handler)
+    }
+
+    /// Whether the route answers `request`.
+    public func matches(_ request: LoopbackRequest) -> Bool {
+        guard request.path == path else { return false }
+        guard let method else { return true }
+        return method == request.method || (method == "GET" && request.method == "HEAD")
+    }
+}

@@ -1,0 +1,74 @@
+import Glibc
+
+/// A listening socket that never accepts, with its backlog full: connecting to it hangs, which is
+/// how a connect timeout is provoked on loopback.
+struct BlackholeListener {
+    struct SocketError: Error { var operation: String }
+
+    let port: Int
+    private let listener: Int32
+    private let fillers: [Int32]
+
+    init() throws {
+        listener = try Self.boundSocket()
+        guard listen(listener, 0) == 0 else { throw SocketError(operation: "listen") }
+        port = try Self.port(of: listener)
+        // With a backlog of 0 the kernel queues one connection; further SYNs are dropped.
+        var fillers: [Int32] = []
+        for _ in 0..<3 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            var address = Self.loopback(port: port)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            fillers.append(filler)
+        }
+        self.fillers = fillers
+        usleep(100_000)
+    }
+
+    func close() {
+        for filler in fillers { Glibc.close(filler) }
+        Glibc.close(listener)
+    }
+
+    /// A loopback port that nothing listens on (it was bound, then released).
+    static func unusedPort() throws -> Int {
+        let fd = try boundSocket()
+        defer { Glibc.close(fd) }
+        return try port(of: fd)
+    }
+
+    private static func boundSocket() throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket") }
+        var address = loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { throw SocketError(operation: "bind") }
+        return fd
+    }
+
+    private static func port(of fd: Int32) throws -> Int {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard result == 0 else { throw SocketError(operation: "getsockname") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func loopback(port: Int) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return address
+    }
+}

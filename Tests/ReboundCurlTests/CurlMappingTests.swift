@@ -1,0 +1,82 @@
+import CCurl
+import HTTPTypes
+import Rebound
+import Testing
+
+@testable import ReboundCurl
+
+@Suite struct CurlMappingTests {
+    @Test func aResponseHeadIsSplitIntoReasonAndRepeatedFields() {
+        let raw = Array(
+            "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nSet-Cookie: a=1\r\nset-cookie:  b=2 \r\nBad Name: x\r\n\r\n"
+                .utf8)
+        let (reason, fields) = CurlTransfer.parseHead(raw)
+        #expect(reason == "Not Found")
+        #expect(fields[values: .setCookie] == ["a=1", "b=2"])
+        #expect(fields[.contentType] == "text/plain")
+        #expect(fields.count == 3)
+    }
+
+    @Test func anHTTP2HeadHasNoReasonPhrase() {
+        let (reason, fields) = CurlTransfer.parseHead(Array("HTTP/2 200\r\ncontent-length: 3\r\n\r\n".utf8))
+        #expect(reason == "")
+        #expect(fields[.contentLength] == "3")
+    }
+
+    @Test(arguments: [
+        (CURLE_OPERATION_TIMEDOUT, true, NetworkErrorCode.timeout),
+        (CURLE_OPERATION_TIMEDOUT, false, .connectTimeout),
+        (CURLE_COULDNT_RESOLVE_HOST, false, .cannotResolveHost),
+        (CURLE_COULDNT_CONNECT, false, .cannotConnect),
+        (CURLE_RECV_ERROR, true, .connectionReset),
+        (CURLE_GOT_NOTHING, true, .connectionReset),
+        (CURLE_PARTIAL_FILE, true, .incompleteResponse),
+        (CURLE_SEND_ERROR, true, .sendFailed),
+        (CURLE_PEER_FAILED_VERIFICATION, true, .tlsFailure),
+        (CURLE_SSL_CONNECT_ERROR, true, .tlsFailure),
+        (CURLE_TOO_MANY_REDIRECTS, true, .tooManyRedirects),
+        (CURLE_UNSUPPORTED_PROTOCOL, true, .insecureRedirect),
+        (CURLE_FILESIZE_EXCEEDED, true, .responseTooLarge),
+        (CURLE_URL_MALFORMAT, false, .invalidURL),
+        (CURLE_HTTP2, true, .protocolError),
+        (CURLE_BAD_CONTENT_ENCODING, true, .protocolError),
+        (CURLE_WEIRD_SERVER_REPLY, true, .protocolError),
+        (CURLE_COULDNT_RESOLVE_PROXY, false, .proxyFailure),
+        (CURLE_OUT_OF_MEMORY, true, .transportUnavailable),
+        (CURLE_WRITE_ERROR, true, .other),
+        (CURLE_LOGIN_DENIED, true, .other),
+    ])
+    func curlResultCodesAreGroupedIntoNetworkCodes(curl: CURLcode, connected: Bool, expected: NetworkErrorCode) {
+        #expect(NetworkErrorCode(curlCode: curl, bodyLimitExceeded: false, connected: connected) == expected)
+    }
+
+    @Test func aConnectionThatDiedBeforeAnyAnswerIsAResetNotASendFailure() {
+        let code = NetworkErrorCode(
+            curlCode: CURLE_SEND_ERROR,
+            message: "Connection died, tried 5 times before giving up",
+            bodyLimitExceeded: false,
+            connected: true
+        )
+        #expect(code == .connectionReset)
+    }
+
+    @Test func aWriteErrorAfterTheBodyLimitIsResponseTooLarge() {
+        #expect(
+            NetworkErrorCode(curlCode: CURLE_WRITE_ERROR, bodyLimitExceeded: true, connected: true) == .responseTooLarge
+        )
+    }
+
+    @Test func networkCodesAreStable() {
+        // These numbers are identities in reports and support tickets: they never change.
+        let pinned: [NetworkErrorCode: Int] = [
+            .other: 1, .timeout: 2, .connectTimeout: 3, .stalled: 4, .cannotResolveHost: 5, .cannotConnect: 6,
+            .connectionReset: 7, .incompleteResponse: 8, .sendFailed: 9, .tlsFailure: 10, .tooManyRedirects: 11,
+            .insecureRedirect: 12, .responseTooLarge: 13, .cancelled: 14, .invalidURL: 15, .protocolError: 16,
+            .proxyFailure: 17, .transportUnavailable: 18, .invalidRequest: 19,
+        ]
+        #expect(pinned.count == NetworkErrorCode.allCases.count)
+        for (code, value) in pinned { #expect(code.rawValue == value, "\(code)") }
+        #expect(NetworkErrorCode.shortName == "NE")
+        #expect(NetworkErrorCode.domain == "NetworkError")
+    }
+}

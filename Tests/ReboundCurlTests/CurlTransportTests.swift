@@ -1,0 +1,329 @@
+import Foundation
+import HTTPTypes
+import Rebound
+import ReboundCurl
+import ReboundMockBackend
+import Testing
+
+@Suite("CurlTransport against a loopback server")
+struct CurlTransportTests {
+    @Test func aHundredSequentialRequestsShareOneConnection() async throws {
+        try await withLoopback { server, transport in
+            for _ in 0..<100 {
+                let response = try await transport.send(server.request("/hello"))
+                #expect(response.status == .ok)
+                #expect(String(decoding: response.body, as: UTF8.self) == #"{"hello":"world"}"#)
+            }
+            #expect(server.connectionsAccepted == 1)
+            #expect(server.requests(to: "/hello") == 100)
+        }
+    }
+
+    @Test func fiveHundredConcurrentRequestsAllSucceed() async throws {
+        try await withLoopback { server, transport in
+            let statuses = try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                for index in 0..<500 {
+                    group.addTask {
+                        let response = try await transport.send(server.request("/bytes?count=\(index + 1)"))
+                        #expect(response.body.count == index + 1)
+                        return (response.status.code, response.body.count)
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1.0) }
+            }
+            #expect(statuses.count == 500)
+            #expect(statuses.allSatisfy { $0 == 200 })
+            // The per-host limit holds: a burst does not open a socket per request.
+            #expect(server.connectionsAccepted <= transport.configuration.maxConnectionsPerHost)
+        }
+    }
+
+    @Test func theBodyOfAResponseArrivesWhole() async throws {
+        try await withLoopback { server, transport in
+            let response = try await transport.send(server.request("/bytes?count=1048576"))
+            #expect(response.body.count == 1_048_576)
+            #expect(response.body.enumerated().allSatisfy { $0.element == UInt8(truncatingIfNeeded: $0.offset) })
+            let chunked = try await transport.send(server.request("/chunked-bytes?count=300000&chunk=7000"))
+            #expect(chunked.body == response.body.prefix(300_000))
+        }
+    }
+
+    // MARK: - Headers and bodies
+
+    @Test func repeatedResponseHeadersAreKeptInOrderAndLookedUpCaseInsensitively() async throws {
+        try await withLoopback { server, transport in
+            let response = try await transport.send(server.request("/repeated-headers"))
+            let cookies = response.head.headerFields[values: .setCookie]
+            #expect(cookies == ["a=1", "b=2", "c=3"])
+            #expect(response.head.headerFields[values: HTTPField.Name("x-multi")!] == ["one", "two"])
+            #expect(response.head.headerFields[HTTPField.Name("X-MULTI")!] == "one, two")
+        }
+    }
+
+    @Test(arguments: [HTTPRequest.Method.post, .put, .patch, .delete])
+    func requestBodiesAndHeadersReachTheServer(method: HTTPRequest.Method) async throws {
+        try await withLoopback { server, transport in
+            let payload = Data((0..<100_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+            var headers = HTTPFields()
+            headers[HTTPField.Name("X-Trace")!] = "abc"
+            headers.append(HTTPField(name: HTTPField.Name("X-Twice")!, value: "1"))
+            headers.append(HTTPField(name: HTTPField.Name("X-Twice")!, value: "2"))
+            let response = try await transport.send(server.request(method, "/echo", headers: headers), body: payload)
+            let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+            #expect(echo.method == method.rawValue)
+            #expect(echo.bodyLength == payload.count)
+            #expect(echo.body == String(decoding: payload, as: UTF8.self))
+            #expect(echo.values(of: "X-Trace") == ["abc"])
+            #expect(echo.values(of: "X-Twice") == ["1", "2"])
+            // libcurl's Expect: 100-continue would cost a round trip; it is turned off.
+            #expect(echo.values(of: "Expect").isEmpty)
+        }
+    }
+
+    @Test func anyMethodIsSentAsIs() async throws {
+        try await withLoopback { server, transport in
+            let purge = try await transport.send(server.request(HTTPRequest.Method("PURGE")!, "/echo"))
+            #expect(try JSONDecoder().decode(Echo.self, from: purge.body).method == "PURGE")
+            let emptyPost = try await transport.send(server.request(.post, "/echo"), body: nil)
+            let echo = try JSONDecoder().decode(Echo.self, from: emptyPost.body)
+            #expect(echo.method == "POST")
+            #expect(echo.bodyLength == 0)
+        }
+    }
+
+    @Test func aHeadRequestReturnsTheHeadOnly() async throws {
+        let route = LoopbackRoute("HEAD", "/head") { _ in
+            .respond(status: 200, headers: [("Content-Length", "1234"), ("X-Head", "yes")])
+        }
+        try await withLoopback(routes: [route]) { server, transport in
+            let response = try await transport.send(server.request(.head, "/head"))
+            #expect(response.status == .ok)
+            #expect(response.body.isEmpty)
+            #expect(response.head.headerFields[.contentLength] == "1234")
+        }
+    }
+
+    // MARK: - Compression
+
+    @Test(arguments: CompressedFixture.all)
+    func compressedResponsesAreDecoded(fixture: CompressedFixture) async throws {
+        let route = LoopbackRoute("GET", "/compressed") { _ in
+            .respond(status: 200, headers: [("Content-Encoding", fixture.encoding)], body: Array(fixture.compressed))
+        }
+        try await withLoopback(routes: [route]) { server, transport in
+            let response = try await transport.send(server.request("/compressed"))
+            #expect(String(decoding: response.body, as: UTF8.self) == CompressedFixture.plainText)
+        }
+    }
+
+    @Test func theClientOffersGzipBrotliAndZstd() async throws {
+        try await withLoopback { server, transport in
+            let response = try await transport.send(server.request("/echo"))
+            let offered = try JSONDecoder().decode(Echo.self, from: response.body).values(of: "Accept-Encoding")
+            let encodings = Set(
+                offered.joined(separator: ",").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            #expect(encodings.isSuperset(of: ["gzip", "br", "zstd"]))
+        }
+    }
+
+    // MARK: - Redirects
+
+    @Test func redirectsAreFollowedUpToTheLimit() async throws {
+        try await withLoopback { server, transport in
+            let response = try await transport.send(server.request("/redirect?n=5"))
+            #expect(response.status == .ok)
+            #expect(String(decoding: response.body, as: UTF8.self) == "done")
+            #expect(response.info.redirectCount == 5)
+
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/redirect?n=6"))
+            }
+            #expect(error?.code == .tooManyRedirects)
+        }
+    }
+
+    @Test func aRedirectIsReturnedAsIsWhenFollowingIsOff() async throws {
+        try await withLoopback { server, transport in
+            var options = TransportOptions()
+            options.redirects = .doNotFollow
+            let response = try await transport.send(server.request("/redirect?n=2"), body: nil, options: options)
+            #expect(response.status.code == 302)
+            #expect(response.head.headerFields[.location] == "/redirect?n=1")
+            #expect(server.requests(to: "/redirect") == 1)
+        }
+    }
+
+    @Test func aRedirectToAnotherProtocolIsRefused() async throws {
+        try await withLoopback { server, transport in
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/redirect-to?location=ftp://127.0.0.1/file"))
+            }
+            #expect(error?.code == .insecureRedirect)
+        }
+    }
+
+    // MARK: - Limits
+
+    @Test func aBodyOverTheLimitIsAbortedWhetherItsLengthIsKnownOrNot() async throws {
+        try await withLoopback { server, transport in
+            var options = TransportOptions()
+            options.maxResponseBodySize = 100_000
+            for target in ["/bytes?count=100001", "/chunked-bytes?count=2000000&chunk=16384"] {
+                let error = await #expect(throws: NetworkError.self) {
+                    try await transport.send(server.request(target), body: nil, options: options)
+                }
+                #expect(error?.code == .responseTooLarge)
+            }
+            let atTheLimit = try await transport.send(
+                server.request("/chunked-bytes?count=100000&chunk=4096"), body: nil, options: options)
+            #expect(atTheLimit.body.count == 100_000)
+        }
+    }
+
+    @Test func theTotalTimeoutEndsASlowRequest() async throws {
+        try await withLoopback { server, transport in
+            // Warm the connection: on a reused connection libcurl reports no connect time at all.
+            _ = try await transport.send(server.request("/hello"))
+            var options = TransportOptions()
+            options.timeout = .milliseconds(300)
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/drip?chunks=50&ms=100"), body: nil, options: options)
+            }
+            #expect(error?.code == .timeout)
+            #expect(error?.context["curlCode"]?.revealed == "28")
+        }
+    }
+
+    @Test(arguments: ["/stall", "/stall-mid-body"])
+    func theStallLimitEndsATransferThatStopsMoving(target: String) async throws {
+        try await withLoopback { server, transport in
+            var options = TransportOptions()
+            options.stallTimeout = .milliseconds(300)
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request(target), body: nil, options: options)
+            }
+            #expect(error?.code == .stalled)
+        }
+    }
+
+    @Test func aTransferThatKeepsMovingIsNotStalled() async throws {
+        try await withLoopback { server, transport in
+            var options = TransportOptions()
+            options.stallTimeout = .milliseconds(400)
+            let response = try await transport.send(
+                server.request("/drip?chunks=8&ms=100"), body: nil, options: options)
+            #expect(response.body.count == 8)
+        }
+    }
+
+    @Test func theConnectTimeoutEndsAConnectionThatIsNeverAccepted() async throws {
+        let blackhole = try BlackholeListener()
+        defer { blackhole.close() }
+        let transport = CurlTransport()
+        defer { transport.shutdown() }
+        var options = TransportOptions()
+        options.connectTimeout = .milliseconds(300)
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(blackhole.port)", path: "/")
+        let error = await #expect(throws: NetworkError.self) {
+            try await transport.send(request, body: nil, options: options)
+        }
+        #expect(error?.code == .connectTimeout)
+    }
+
+    // MARK: - Failures
+
+    @Test func aRefusedConnectionIsCannotConnect() async throws {
+        let port = try BlackholeListener.unusedPort()
+        let transport = CurlTransport()
+        defer { transport.shutdown() }
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/")
+        let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
+        #expect(error?.code == .cannotConnect)
+        #expect(error?.context["curlCode"]?.revealed == "7")
+        #expect(error?.context["curlError"]?.revealed.contains("\(port)") == true)
+    }
+
+    @Test func aConnectionClosedInTheMiddleOfTheBodyIsAnIncompleteResponse() async throws {
+        try await withLoopback { server, transport in
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/close-mid-body"))
+            }
+            #expect(error?.code == .incompleteResponse)
+        }
+    }
+
+    @Test func aConnectionClosedWithoutAResponseIsAReset() async throws {
+        try await withLoopback { server, transport in
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/close-without-response"))
+            }
+            #expect(error?.code == .connectionReset)
+            // On a kept-alive connection libcurl retries on fresh ones and reports a send error.
+            _ = try await transport.send(server.request("/hello"))
+            let afterReuse = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/close-without-response"))
+            }
+            #expect(afterReuse?.code == .connectionReset)
+        }
+    }
+
+    @Test func anUnknownHostCannotBeResolved() async throws {
+        let transport = CurlTransport()
+        defer { transport.shutdown() }
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "rebound-test.invalid", path: "/")
+        let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
+        #expect(error?.code == .cannotResolveHost)
+    }
+
+    @Test(arguments: [
+        HTTPRequest(method: .get, scheme: "ftp", authority: "127.0.0.1", path: "/"),
+        HTTPRequest(method: .get, scheme: "http", authority: nil, path: "/"),
+        HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: "/a b"),
+    ])
+    func anInvalidURLIsRejectedBeforeAnythingIsSent(request: HTTPRequest) async throws {
+        let transport = CurlTransport()
+        defer { transport.shutdown() }
+        let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
+        #expect(error?.code == .invalidURL)
+    }
+
+    // MARK: - Cancellation and shutdown
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingTheTaskEndsItsTransfer() async throws {
+        try await withLoopback { server, transport in
+            let task = Task { try await transport.send(server.request("/stall")) }
+            try await server.waitForRequests(to: "/stall")
+            task.cancel()
+            let error = await #expect(throws: NetworkError.self) { try await task.value }
+            #expect(error?.code == .cancelled)
+            // The transport carries on.
+            #expect(try await transport.send(server.request("/hello")).status == .ok)
+        }
+    }
+
+    @Test func aTaskCancelledBeforeItsTransferStartsEndsCancelled() async throws {
+        try await withLoopback { server, transport in
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await transport.send(server.request("/stall"))
+            }
+            let error = await #expect(throws: NetworkError.self) { try await task.value }
+            #expect(error?.code == .cancelled)
+        }
+    }
+
+    @Test func shuttingDownEndsTransfersInFlightAndRefusesNewOnes() async throws {
+        try await withLoopback { server, transport in
+            let task = Task { try await transport.send(server.request("/stall")) }
+            try await server.waitForRequests(to: "/stall")
+            transport.shutdown()
+            let error = await #expect(throws: NetworkError.self) { try await task.value }
+            #expect(error?.code == .cancelled)
+            let refused = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/hello"))
+            }
+            #expect(refused?.code == .transportUnavailable)
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Rebound
+import Testing
+
+private enum SampleCode: Int, ErrorCode {
+    static let domain = "SampleError"
+    static let shortName = "SA"
+    case first = 7
+    case second = 42
+}
+
+@Suite struct LayerErrorTests {
+    @Test func aLayerErrorCarriesItsCodeCauseContextAndLocation() {
+        let cause = NetworkError(.timeout)
+        let line = #line + 1
+        let error = LayerError(SampleCode.second, cause: cause, reason: "why", context: ["id": "3"])
+        #expect(error.domain == "SampleError")
+        #expect(error.shortName == "SA")
+        #expect(error.codeValue == 42)
+        #expect(error.codeName == "second")
+        #expect((error.cause as? NetworkError)?.code == .timeout)
+        #expect(error.location.fileID == "ReboundTests/LayerErrorTests.swift")
+        #expect(error.location.line == line)
+        #expect(error.description == "SampleError.second (why) [id: 3]")
+    }
+
+    @Test func sensitiveContextIsRedactedInTheDescription() {
+        var context = ErrorContext()
+        context["token"] = .sensitive("s3cr3t-token")
+        context["user"] = "42"
+        let error = LayerError(SampleCode.first, context: context)
+        #expect(!error.description.contains("s3cr3t"))
+        #expect(error.description.contains("token: <redacted>"))
+        #expect(error.context["token"]?.revealed == "s3cr3t-token")
+        #expect(context.redacted.map(\.key) == ["token", "user"])
+    }
+
+    @Test func settingAContextValueReplacesInPlaceAndNilRemoves() {
+        var context: ErrorContext = ["a": "1", "b": "2"]
+        context["a"] = "3"
+        context["b"] = nil
+        #expect(context.redacted.map { "\($0.key)=\($0.value)" } == ["a=3"])
+    }
+}

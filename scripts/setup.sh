@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what building Rebound needs on a Debian machine that already has Swift:
+# libcurl's headers (libcurl4-openssl-dev). Safe to run again; it installs only what is missing.
+set -euo pipefail
+
+if ! command -v swift >/dev/null 2>&1; then
+    echo "setup: Swift is not on PATH; install Swift 6.1 or later first (https://swift.org/install)." >&2
+    exit 1
+fi
+
+missing=()
+dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || missing+=(libcurl4-openssl-dev)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    echo "setup: installing ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
