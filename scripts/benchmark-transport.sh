@@ -79,8 +79,12 @@ if [[ -z $NGINX ]]; then
     apt_install nginx-light || apt_install nginx
     NGINX=$(find_nginx)
 fi
-if wants c && ! pkg-config --exists libcurl 2>/dev/null; then
-    apt_install libcurl4-openssl-dev
+if wants c; then
+    command -v cc >/dev/null || apt_install gcc
+    # The headers, wherever the distribution puts them (Debian's are under a multiarch folder).
+    if ! echo '#include <curl/curl.h>' | cc -E -x c - >/dev/null 2>&1; then
+        apt_install libcurl4-openssl-dev
+    fi
 fi
 command -v python3 >/dev/null || apt_install python3
 
@@ -95,7 +99,12 @@ fi
 
 SERVER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/rebound-bench.XXXXXX")
 NGINX_PID=
+CLIENT_PID=
 cleanup() {
+    if [[ -n $CLIENT_PID ]]; then
+        kill "$CLIENT_PID" 2>/dev/null || true
+        wait "$CLIENT_PID" 2>/dev/null || true
+    fi
     if [[ -n $NGINX_PID ]]; then
         kill "$NGINX_PID" 2>/dev/null || true
         wait "$NGINX_PID" 2>/dev/null || true
@@ -103,7 +112,8 @@ cleanup() {
     rm -rf "$SERVER_DIR"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 mkdir -p "$SERVER_DIR/www" "$SERVER_DIR/temp"
 # About 100 bytes, like a small API response.
@@ -250,8 +260,14 @@ for ((round = 1; round <= ROUNDS; round++)); do
         for client in $CLIENTS; do
             status=0
             accepted_before=$(accepted_connections)
-            line=$(timeout "$RUN_TIMEOUT" "$(command_for "$client")" --client "$client" --workload "$workload" \
-                --url "$url" --expect-bytes "$bytes" --requests "$requests" --warmup "$warmup") || status=$?
+            # In the background and waited for, so that an interrupt stops the run at once.
+            timeout "$RUN_TIMEOUT" "$(command_for "$client")" --client "$client" --workload "$workload" \
+                --url "$url" --expect-bytes "$bytes" --requests "$requests" --warmup "$warmup" \
+                >"$SERVER_DIR/report.json" &
+            CLIENT_PID=$!
+            wait "$CLIENT_PID" || status=$?
+            CLIENT_PID=
+            line=$(head -n 1 "$SERVER_DIR/report.json")
             if [[ $line != "{"* ]]; then
                 # No report: it crashed or timed out. Record it, so the table shows the gap.
                 line="{\"client\":\"$client\",\"workload\":\"$workload\",\"requests\":0,\"failures\":-1}"
@@ -293,9 +309,11 @@ def median(values):
 def fmt(value, digits=0):
     return "–" if value is None else f"{value:,.{digits}f}"
 
-def ratio_text(mine, reference, per_round):
+def ratio_text(client, mine, reference, per_round):
     if mine is None or not reference:
         return "–"
+    if client == "c":
+        return "1.00"
     text = f"{mine / reference:.2f}"
     if len(per_round) > 1:
         text += f" ({min(per_round):.2f}–{max(per_round):.2f})"
@@ -317,8 +335,9 @@ for workload in workloads:
     print()
     print(f"## {workload}")
     print()
-    print("| client | req/s | req/s ×C | p50 µs | p99 µs | MB/s | MB/s ×C | peak RSS MiB | CPU µs/req | connections | good runs |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print("| client | req/s | req/s ×C | p50 µs | p99 µs | MB/s | MB/s ×C | peak RSS MiB | RSS growth MiB | CPU µs/req "
+          "| connections | good runs |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for client in clients:
         good_runs = by_client[client]
         all_runs = [run for run in mine if run["client"] == client]
@@ -330,12 +349,13 @@ for workload in workloads:
         print("| " + " | ".join([
             client,
             fmt(rps),
-            ratio_text(rps, c_rps, rps_ratios),
+            ratio_text(client, rps, c_rps, rps_ratios),
             fmt(median([run["p50_us"] for run in good_runs]), 1),
             fmt(median([run["p99_us"] for run in good_runs]), 1),
             fmt(mbps, 1),
-            ratio_text(mbps, c_mbps, mbps_ratios),
+            ratio_text(client, mbps, c_mbps, mbps_ratios),
             fmt(median([run["peak_rss_kib"] / 1024 for run in good_runs]), 1),
+            fmt(median([(run["peak_rss_kib"] - run["start_rss_kib"]) / 1024 for run in good_runs]), 1),
             fmt(median([run["cpu_seconds"] / run["requests"] * 1e6 for run in good_runs]), 1),
             connections_text([run.get("connections") for run in good_runs]),
             f"{len(good_runs)}/{len(all_runs)}",
@@ -343,8 +363,10 @@ for workload in workloads:
 print()
 print("Medians over the good runs; ×C is the median over the C client's median, with the range of the")
 print("per-round ratios in brackets. MB/s counts response bodies (10^6 bytes); CPU is user + system time")
-print("of the whole client process during the measured phase, divided by the requests. Connections are")
-print("those nginx accepted during the run, warm-up included (the range over the rounds).")
+print("of the whole client process during the measured phase, divided by the requests. RSS growth is the")
+print("peak less the peak when main began, before the client existed: it leaves out the runtime and the")
+print("libraries loaded, which for transport-benchmark include FoundationNetworking whichever client runs.")
+print("Connections are those nginx accepted during the run, warm-up included (the range over the rounds).")
 PY
 } >"$SUMMARY"
 cat "$SUMMARY"

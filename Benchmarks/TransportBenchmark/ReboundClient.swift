@@ -1,6 +1,39 @@
-// TEMPORARY stand-in while CurlTransport is being written.
 import Foundation
+import HTTPTypes
+import Rebound
+import ReboundCurl
+
+/// Rebound's libcurl transport with its default configuration and options, called the way
+/// Rebound's own layers call it.
 struct ReboundClient: BenchmarkClient {
-    init(url: URL) {}
-    func fetch() async throws -> FetchResult { throw UsageError("CurlTransport is not built yet") }
+    private let transport: CurlTransport
+    private let request: HTTPRequest
+    private let options = TransportOptions()
+
+    init(url: URL) {
+        transport = CurlTransport()
+        request = HTTPRequest(getting: url)
+    }
+
+    func fetch() async throws -> FetchResult {
+        let response = try await transport.send(request, body: nil, options: options)
+        return FetchResult(status: response.status.code, bodyBytes: response.body.count)
+    }
+
+    func shutdown() async throws {
+        transport.shutdown()
+    }
+}
+
+extension HTTPRequest {
+    /// A GET of `url`, built from its parts (the HTTPTypesFoundation initialiser is not a dependency here).
+    fileprivate init(getting url: URL) {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let name = components?.host ?? ""
+        let host = name.contains(":") ? "[\(name)]" : name  // An IPv6 literal keeps its brackets.
+        let authority = components?.port.map { "\(host):\($0)" } ?? host
+        let path = components?.percentEncodedPath ?? ""
+        let query = components?.percentEncodedQuery.map { "?\($0)" } ?? ""
+        self.init(method: .get, scheme: url.scheme, authority: authority, path: (path.isEmpty ? "/" : path) + query)
+    }
 }

@@ -4,9 +4,9 @@
 // Benchmarks/c that drives libcurl directly, and compares them. See BenchmarkOptions for the flags.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The clients this executable can run, by their `--client` name.
@@ -16,6 +16,9 @@ enum ClientName: String, CaseIterable {
     /// Foundation's `URLSession`.
     case urlsession
 }
+
+// Before anything else, so that it holds only what the runtime and the linked libraries cost.
+let startUsage = ResourceUsage.current()
 
 let options: BenchmarkOptions
 do {
@@ -37,7 +40,7 @@ case nil:
     exit(2)
 }
 
-let report = await BenchmarkRunner(client: client, options: options).run()
+let report = await BenchmarkRunner(client: client, options: options, startUsage: startUsage).run()
 try? await client.shutdown()
 print(report.jsonLine)
 if report.failures > 0 {

@@ -18,11 +18,13 @@
  *
  * It prints one JSON line, the same as the Swift clients print:
  *   {"client":"c","workload":...,"requests":N,"seconds":S,"rps":R,"p50_us":X,
- *    "p99_us":Y,"mbps":M,"peak_rss_kib":K,"cpu_seconds":C,"failures":F}
- * where mbps is response-body megabytes (10^6 bytes) per second and cpu_seconds
- * is user plus system time spent in the measured phase only. A run with any
- * failure (transport error, status other than 200, wrong body length) says so
- * on stderr and exits 1.
+ *    "p99_us":Y,"mbps":M,"peak_rss_kib":K,"start_rss_kib":B,"cpu_seconds":C,
+ *    "failures":F}
+ * where mbps is response-body megabytes (10^6 bytes) per second, start_rss_kib
+ * is the peak RSS when main began (libc, libcurl and its libraries loaded), and
+ * cpu_seconds is user plus system time spent in the measured phase only. A run
+ * with any failure (transport error, status other than 200, wrong body length)
+ * says so on stderr and exits 1.
  *
  * Build: cc -O2 -Wall -Wextra -o curl-bench curl_bench.c -lcurl
  */
@@ -258,6 +260,7 @@ static struct options parse_options(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+    long start_rss_kib = peak_rss_kib();
     struct options options = parse_options(argc, argv);
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "curl-bench: curl_global_init failed\n");
@@ -302,12 +305,13 @@ int main(int argc, char **argv) {
 
     qsort(tally.latencies_ns, tally.completed, sizeof(uint64_t), compare_u64);
     printf("{\"client\":\"c\",\"workload\":\"%s\",\"requests\":%zu,\"seconds\":%.6f,\"rps\":%.1f,"
-           "\"p50_us\":%.1f,\"p99_us\":%.1f,\"mbps\":%.1f,\"peak_rss_kib\":%ld,\"cpu_seconds\":%.6f,"
-           "\"failures\":%zu}\n",
+           "\"p50_us\":%.1f,\"p99_us\":%.1f,\"mbps\":%.1f,\"peak_rss_kib\":%ld,\"start_rss_kib\":%ld,"
+           "\"cpu_seconds\":%.6f,\"failures\":%zu}\n",
            options.workload, tally.completed, seconds, (double)tally.completed / seconds,
            percentile_us(tally.latencies_ns, tally.completed, 50),
            percentile_us(tally.latencies_ns, tally.completed, 99),
-           (double)tally.body_bytes / seconds / 1e6, peak_rss_kib(), cpu, tally.failures);
+           (double)tally.body_bytes / seconds / 1e6, peak_rss_kib(), start_rss_kib, cpu,
+           tally.failures);
     fflush(stdout);
 
     for (long i = 0; i < handles; i++) {

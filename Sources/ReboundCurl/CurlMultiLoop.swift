@@ -1,6 +1,6 @@
 import CCurl
 import Glibc
-import Synchronization
+import Rebound
 
 /// The one thread that drives every transfer of a ``CurlTransport`` through a libcurl multi handle.
 ///
@@ -33,10 +33,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     private static let stallCheckInterval: UInt64 = 50_000_000
 
     private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(Inbox())
-    private let idleHandles: Mutex<[CurlEasyHandle]>
+    private let inbox = Locked(Inbox())
+    private let idleHandles: Locked<[CurlEasyHandle]>
     private let maxIdleHandles: Int
-    private let thread = Mutex<pthread_t?>(nil)
+    private let thread = Locked<pthread_t?>(nil)
 
     // Loop-thread state.
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
@@ -49,7 +49,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         _ = rebound_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
         _ = rebound_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         maxIdleHandles = max(16, maxConnections)
-        idleHandles = Mutex([])
+        idleHandles = Locked([])
         idleHandles.withLock { $0.reserveCapacity(maxIdleHandles) }
 
         var thread = pthread_t()
@@ -164,7 +164,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func start(_ transfer: CurlTransfer) {
-        if transfer.cancellation.load(ordering: .acquiring) {
+        if transfer.isCancelled {
             finish(transfer, .cancelled, removeFromMulti: false)
             return
         }

@@ -188,6 +188,11 @@ final class CurlTransfer: @unchecked Sendable {
         cancellation.store(true, ordering: .releasing)
     }
 
+    /// Whether the caller's task was cancelled.
+    var isCancelled: Bool {
+        cancellation.load(ordering: .acquiring)
+    }
+
     // MARK: - Receiving (loop thread)
 
     @inline(__always)

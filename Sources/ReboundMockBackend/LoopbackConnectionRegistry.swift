@@ -1,11 +1,11 @@
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// The loopback server's record of its connections and the requests they carried.
 ///
 /// It numbers connections as they are accepted, keeps the open ones so that shutting down can close
 /// them all (stalled ones included), and counts requests per path. Channel initializers and handlers
-/// update it from the event loop while tests read it from their own tasks, hence the mutex.
+/// update it from the event loop while tests read it from their own tasks, hence the lock (a pthread mutex, which the thread sanitizer understands).
 final class LoopbackConnectionRegistry: Sendable {
     private struct State {
         var connectionsAccepted = 0
@@ -15,27 +15,27 @@ final class LoopbackConnectionRegistry: Sendable {
         var isShutDown = false
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// How many connections were accepted so far.
     var connectionsAccepted: Int {
-        state.withLock { $0.connectionsAccepted }
+        state.withLockedValue { $0.connectionsAccepted }
     }
 
     /// How many complete requests were received so far.
     var requestsReceived: Int {
-        state.withLock { $0.requestsReceived }
+        state.withLockedValue { $0.requestsReceived }
     }
 
     /// How many complete requests were received so far for `path`.
     func requestsReceived(for path: String) -> Int {
-        state.withLock { $0.requestsByPath[path, default: 0] }
+        state.withLockedValue { $0.requestsByPath[path, default: 0] }
     }
 
     /// Records a newly accepted connection and returns its 1-based number, or `nil` if the server is
     /// shutting down and the connection should be closed at once.
     func connectionOpened(_ channel: any Channel) -> Int? {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard !state.isShutDown else { return nil }
             state.connectionsAccepted += 1
             state.openConnections[ObjectIdentifier(channel)] = channel
@@ -45,12 +45,12 @@ final class LoopbackConnectionRegistry: Sendable {
 
     /// Forgets a connection that has closed.
     func connectionClosed(_ channel: any Channel) {
-        _ = state.withLock { $0.openConnections.removeValue(forKey: ObjectIdentifier(channel)) }
+        _ = state.withLockedValue { $0.openConnections.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
     /// Counts a complete request for `path`.
     func requestReceived(path: String) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.requestsReceived += 1
             state.requestsByPath[path, default: 0] += 1
         }
@@ -62,7 +62,7 @@ final class LoopbackConnectionRegistry: Sendable {
     /// Once this returns, ``connectionOpened(_:)`` refuses new connections, so the returned list is
     /// every connection left to close.
     func beginShutdown() -> [any Channel]? {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard !state.isShutDown else { return nil }
             state.isShutDown = true
             return Array(state.openConnections.values)

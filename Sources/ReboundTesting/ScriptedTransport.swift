@@ -1,7 +1,6 @@
 public import Foundation
 public import HTTPTypes
 public import Rebound
-import Synchronization
 
 /// An in-memory ``HTTPTransport`` that plays a script: one step per request, in order.
 ///
@@ -43,11 +42,11 @@ public final class ScriptedTransport: HTTPTransport {
         var recorded: [RecordedRequest] = []
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a transport that plays `steps` in order.
     public init(_ steps: [Step]) {
-        state = Mutex(State(steps: steps))
+        state = Locked(State(steps: steps))
     }
 
     /// Adds steps to the end of the script.
@@ -89,7 +88,7 @@ public final class ScriptedTransport: HTTPTransport {
 
     /// Suspends, without polling or sleeping, until the current task is cancelled.
     private static func suspendUntilCancelled() async {
-        let waiter = Mutex<(continuation: CheckedContinuation<Void, Never>?, cancelled: Bool)>((nil, false))
+        let waiter = Locked<(continuation: CheckedContinuation<Void, Never>?, cancelled: Bool)>((nil, false))
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let resumeNow = waiter.withLock { state -> Bool in

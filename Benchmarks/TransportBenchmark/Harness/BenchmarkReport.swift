@@ -4,12 +4,15 @@ import Foundation
 ///
 /// ```
 /// {"client":"rebound","workload":"sequential","requests":20000,"seconds":2.1,"rps":9523.8,
-///  "p50_us":98.2,"p99_us":180.4,"mbps":1.0,"peak_rss_kib":18000,"cpu_seconds":1.9,"failures":0}
+///  "p50_us":98.2,"p99_us":180.4,"mbps":1.0,"peak_rss_kib":29000,"start_rss_kib":22000,
+///  "cpu_seconds":1.9,"failures":0}
 /// ```
 ///
 /// `mbps` is response-body megabytes (10^6 bytes) per second; `cpu_seconds` covers the measured
 /// phase only, so that `cpu_seconds / requests` is the CPU cost of one request; `peak_rss_kib` is the
-/// process's peak at the end of the run; `failures` counts the warm-up's too.
+/// process's peak at the end of the run, and `start_rss_kib` its peak when `main` began, before the
+/// client existed: the runtime and the libraries loaded (which for a Swift client include every
+/// library the executable links, FoundationNetworking too); `failures` counts the warm-up's too.
 struct BenchmarkReport: Sendable {
     var client: String
     var workload: String
@@ -22,6 +25,7 @@ struct BenchmarkReport: Sendable {
     /// The total length of the measured responses' bodies.
     var bodyBytes: Int
     var peakResidentKiB: Int
+    var startResidentKiB: Int
     var cpuSeconds: Double
     /// Requests that threw, or returned a status other than 200 or a body of the wrong length.
     var failures: Int
@@ -45,6 +49,7 @@ struct BenchmarkReport: Sendable {
             ("p99_us", String(format: "%.1f", latencyMicroseconds(percentile: 99))),
             ("mbps", String(format: "%.1f", Double(bodyBytes) / seconds / 1_000_000)),
             ("peak_rss_kib", "\(peakResidentKiB)"),
+            ("start_rss_kib", "\(startResidentKiB)"),
             ("cpu_seconds", String(format: "%.6f", cpuSeconds)),
             ("failures", "\(failures)"),
         ]

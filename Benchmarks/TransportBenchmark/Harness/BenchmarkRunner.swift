@@ -13,6 +13,8 @@ import Synchronization
 struct BenchmarkRunner: Sendable {
     let client: any BenchmarkClient
     let options: BenchmarkOptions
+    /// The process's usage when `main` began, before the client was created.
+    let startUsage: ResourceUsage
 
     /// Runs the warm-up and the measured phase, and reads the process's resource usage at the end.
     func run() async -> BenchmarkReport {
@@ -33,6 +35,7 @@ struct BenchmarkRunner: Sendable {
             sortedLatencies: measured.latencies.sorted(),
             bodyBytes: measured.bodyBytes,
             peakResidentKiB: usageAfter.peakResidentKiB,
+            startResidentKiB: startUsage.peakResidentKiB,
             cpuSeconds: usageAfter.cpuSeconds - usageBefore.cpuSeconds,
             failures: warmup.failures + measured.failures
         )

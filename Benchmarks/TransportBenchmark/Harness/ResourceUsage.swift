@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The process's CPU time and peak memory so far, from `getrusage(RUSAGE_SELF)`.
@@ -17,17 +17,17 @@ struct ResourceUsage: Sendable {
     static func current() -> ResourceUsage {
         var usage = rusage()
         #if canImport(Glibc)
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+            getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+            getrusage(RUSAGE_SELF, &usage)
         #endif
         func seconds(_ time: timeval) -> Double {
             Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000
         }
         #if os(Linux)
-        let peakKiB = Int(usage.ru_maxrss)  // Linux reports KiB.
+            let peakKiB = Int(usage.ru_maxrss)  // Linux reports KiB.
         #else
-        let peakKiB = Int(usage.ru_maxrss) / 1024  // Darwin reports bytes.
+            let peakKiB = Int(usage.ru_maxrss) / 1024  // Darwin reports bytes.
         #endif
         return ResourceUsage(cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime), peakResidentKiB: peakKiB)
     }

@@ -11,20 +11,26 @@
 public struct LayerError<Code: ErrorCode>: LayeredError, Sendable {
     /// The stable code of this failure within its layer.
     public var code: Code
+    /// A detail of the code in another code set, such as which validation failed.
+    public var nested: NestedCode?
     public var cause: (any Error)?
     public var reason: String?
     public var context: ErrorContext
     public var location: SourceLocation
+    /// Typed values for code, such as the recovery pipeline's attempt history.
+    public var attachments: [any ErrorAttachment] = []
 
     /// Creates an error of this layer.
     ///
     /// - Parameters:
     ///   - code: What failed, in this layer's terms.
+    ///   - nested: A detail of `code` in another code set, if there is one.
     ///   - cause: The error from the layer below, if one caused this.
     ///   - reason: Why, in words for developers.
     ///   - context: Debug context; mark secrets with ``ErrorContext/Value/sensitive(_:)``.
     public init(
         _ code: Code,
+        nested: NestedCode? = nil,
         cause: (any Error)? = nil,
         reason: String? = nil,
         context: ErrorContext = ErrorContext(),
@@ -32,6 +38,7 @@ public struct LayerError<Code: ErrorCode>: LayeredError, Sendable {
         line: Int = #line
     ) {
         self.code = code
+        self.nested = nested
         self.cause = cause
         self.reason = reason
         self.context = context
@@ -45,9 +52,10 @@ public struct LayerError<Code: ErrorCode>: LayeredError, Sendable {
 }
 
 extension LayerError: CustomStringConvertible {
-    /// `Domain.code (reason) [key: value, …]`, with sensitive values redacted.
+    /// `Domain.code(Nested.code) (reason) [key: value, …]`, with sensitive values redacted.
     public var description: String {
         var text = "\(Code.domain).\(code.name)"
+        if let nested { text += "(\(nested))" }
         if let reason { text += " (\(reason))" }
         if !context.isEmpty {
             text += " [" + context.redacted.map { "\($0.key): \($0.value)" }.joined(separator: ", ") + "]"

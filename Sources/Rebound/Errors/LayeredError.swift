@@ -11,6 +11,8 @@ public protocol LayeredError: Error {
     var codeValue: Int { get }
     /// The code's name, such as `"timeout"`.
     var codeName: String { get }
+    /// A detail of the code in another code set, if any.
+    var nested: NestedCode? { get }
     /// The error of the layer below that caused this one, if any.
     var cause: (any Error)? { get }
     /// Why it failed, in words for developers (never shown to people as is).

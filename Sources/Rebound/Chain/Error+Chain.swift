@@ -1,0 +1,44 @@
+extension Error {
+    /// This error and every cause below it, outermost first (at most ``ErrorChain/maximumDepth``).
+    public var causalChain: [any Error] {
+        var errors: [any Error] = []
+        var current: (any Error)? = self
+        while let error = current, errors.count < ErrorChain.maximumDepth {
+            errors.append(error)
+            current = ErrorChain.cause(of: error)
+        }
+        return errors
+    }
+
+    /// The chain of this error as plain values, ready to render, query, log or encode.
+    public var chain: ErrorChain { ErrorChain(self) }
+
+    /// The innermost cause: the error at the bottom of the chain (the error itself if it wraps nothing).
+    public var rootCause: any Error { causalChain.last ?? self }
+
+    /// Whether this error or any cause below it has `code`, as its own code or as a nested code.
+    ///
+    /// Like Go's `errors.Is`: `error.chainContains(NetworkErrorCode.timeout)`.
+    public func chainContains<Code: ErrorCode>(_ code: Code) -> Bool {
+        causalChain.contains { error in
+            guard let layered = error as? any LayeredError else { return false }
+            return (layered.domain == Code.domain && layered.codeValue == code.rawValue)
+                || layered.nested?.matches(code) == true
+        }
+    }
+
+    /// The outermost error of the layer whose codes are `Code`, if the chain has one.
+    ///
+    /// Like Go's `errors.As`: `error.firstError(in: NetworkErrorCode.self)?.context["curlCode"]`.
+    public func firstError<Code: ErrorCode>(in layer: Code.Type) -> LayerError<Code>? {
+        firstError(as: LayerError<Code>.self)
+    }
+
+    /// The outermost error of type `type` in the chain, for any error type, foreign ones included.
+    public func firstError<Wanted: Error>(as type: Wanted.Type) -> Wanted? {
+        for error in causalChain {
+            if let wanted = error as? Wanted { return wanted }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,62 @@
+/// The recovery layer's error: the pipeline tried to recover from a failure and gave up.
+///
+/// This is the `RE` layer. It wraps the last failure it tried to recover from as its cause, so a
+/// chain reads what recovery gave up on and why: `RecoveryError.retriesExhausted -
+/// HTTPError.no503ServiceUnavailable`.
+public typealias RecoveryError = LayerError<RecoveryErrorCode>
+
+/// The codes of ``RecoveryError``.
+///
+/// Grouped by decade: retrying (1–9), credentials (10s), captcha (20s), handlers (30s),
+/// cancellation (40s). The raw values are stable identities: they never change and a retired one
+/// is never reused.
+public enum RecoveryErrorCode: Int, ErrorCode, CaseIterable {
+    public static let domain = "RecoveryError"
+    public static let shortName = "RE"
+
+    // MARK: Retrying
+
+    /// Every attempt the retry policy allows failed; the cause is the last failure.
+    case retriesExhausted = 1
+    /// The operation's deadline passed before it could succeed.
+    case deadlineExceeded = 2
+    /// The server asked to retry after a delay (`Retry-After`) that ends after the deadline, so
+    /// waiting could not help.
+    case retryAfterBeyondDeadline = 3
+    /// The shared retry budget is spent: too many requests are failing at once, and retrying them
+    /// all would only add load to a server that is already struggling.
+    case retryBudgetExhausted = 4
+    /// The request is not idempotent and carries no idempotency key, so sending it again could do
+    /// its work twice.
+    case notRetryable = 5
+
+    // MARK: Credentials
+
+    /// Refreshing the credential failed (the refresh request itself failed; its error is the cause).
+    case refreshFailed = 10
+    /// The backend answered 401 again right after a fresh credential: refreshing once more cannot help.
+    case refreshRejected = 11
+    /// The credential was refreshed more times in a row than allowed, which points at a loop.
+    case tooManyRefreshes = 12
+    /// The request needs a credential and there is none (nobody is signed in).
+    case noCredential = 13
+
+    // MARK: Captcha
+
+    /// The person dismissed the captcha instead of answering it.
+    case captchaCancelled = 20
+    /// Getting or submitting the captcha failed (its error is the cause).
+    case captchaFailed = 21
+    /// The person answered the captcha wrongly as many times as allowed.
+    case captchaAttemptsExhausted = 22
+
+    // MARK: Handlers
+
+    /// A recovery handler threw instead of answering whether it handled the failure.
+    case handlerFailed = 30
+
+    // MARK: Cancellation
+
+    /// The operation's task was cancelled while recovery was waiting or retrying.
+    case cancelled = 40
+}

@@ -1,0 +1,362 @@
+import Foundation
+import HTTPTypes
+public import Logging
+import Metrics
+import Tracing
+
+/// Sends API calls through a transport and recovers from what it can: the API layer of an app.
+///
+/// For each call it builds the request, lets every handler ``RecoverableErrorHandler/prepare(_:)``
+/// it, sends it, and judges the answer. A failure is classified into Rebound's layers
+/// (``NetworkError``; ``HTTPError``, under a ``BackendError`` when the body carries the backend's
+/// error payload; ``JSONError``), then the handlers are asked in order. The first that answers
+/// ``RecoveryDecision/didHandle(_:)`` gets the request sent again after its delay; when none can
+/// help, the failure is wrapped into the caller's API error, with the endpoint's own code, and
+/// thrown.
+///
+/// ```
+///  send(endpoint) ─► prepare (every handler) ─► transport ─► 2xx ─► decode ─► Response
+///                         ▲                          │ error, non-2xx, undecodable
+///                         │                          ▼
+///                         │               classify: NE | BE(HT) | HT | JS
+///                         │                          ▼
+///                         └── wait (≤ deadline) ◄── handlers in order: first didHandle
+///                                                    │ none, attempts spent, deadline, cancelled
+///                                                    ▼
+///                                   throw APIError(endpoint.errorCode, cause: failure)
+/// ```
+///
+/// Every call is bounded by ``RequestLimits``: attempts, an overall deadline for all attempts
+/// and waits, and a per-attempt timeout. A cancelled task stops at once, even in the middle of a
+/// wait. The final error carries the ``AttemptHistory`` as an attachment.
+///
+/// ```swift
+/// let api = try APIDataManager(
+///     baseURL: "https://api.example.com",
+///     transport: CurlTransport(),
+///     handlers: [BackendTemporaryErrorHandler(), AuthRefreshHandler(store: store, refresher: refresher)]
+/// )
+/// let tasks = try await api.send(Endpoint<[Task], APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed))
+/// ```
+public final class APIDataManager: Sendable {
+    /// The transport requests go through.
+    public let transport: any HTTPTransport
+    /// The handlers, asked in this order.
+    public let handlers: [any RecoverableErrorHandler]
+    /// The limits of a call that has none of its own.
+    public let limits: RequestLimits
+    /// Reads the backend's error payload out of failed responses.
+    public let backendErrorParser: (any BackendErrorParser)?
+    /// Transport options of every attempt (the timeout is set per attempt from the limits).
+    public let transportOptions: TransportOptions
+
+    private let scheme: String
+    private let authority: String
+    private let basePath: String
+    private let clock: PipelineClock
+    private let logger: Logger
+    private let instruments: PipelineInstruments
+
+    /// Creates a data manager for the API at `baseURL`.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The API's root, such as `https://api.example.com/v2`; endpoint paths go under it.
+    ///   - transport: How requests are sent.
+    ///   - handlers: The recovery handlers, in the order they are asked.
+    ///   - limits: The limits of calls that have none of their own.
+    ///   - backendErrorParser: Reads the backend's error payload; `nil` reports statuses alone.
+    ///   - transportOptions: Options of every attempt; the timeout comes from the limits.
+    ///   - clock: Measures deadlines and waits; inject a test clock in tests.
+    ///   - logger: One line per attempt. Secrets are never logged: only methods, paths without
+    ///     their query, statuses, chains, handler names and delays.
+    /// - Throws: ``NetworkErrorCode/invalidURL`` when `baseURL` is not an http(s) URL with a host.
+    public init(
+        baseURL: String,
+        transport: any HTTPTransport,
+        handlers: [any RecoverableErrorHandler] = [],
+        limits: RequestLimits = RequestLimits(),
+        backendErrorParser: (any BackendErrorParser)? = JSONBackendErrorParser(),
+        transportOptions: TransportOptions = TransportOptions(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "rebound.api", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws(NetworkError) {
+        guard let components = URLComponents(string: baseURL),
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else {
+            throw NetworkError(.invalidURL, reason: "The base URL must be an http or https URL with a host.")
+        }
+        self.scheme = scheme
+        self.authority = components.port.map { "\(host):\($0)" } ?? host
+        self.basePath =
+            components.percentEncodedPath.hasSuffix("/")
+            ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
+        self.transport = transport
+        self.handlers = handlers
+        self.limits = limits
+        self.backendErrorParser = backendErrorParser
+        self.transportOptions = transportOptions
+        self.clock = PipelineClock(clock)
+        self.logger = logger
+        self.instruments = PipelineInstruments()
+    }
+
+    /// Sends an API call, recovering from what the handlers can, and returns its decoded result.
+    ///
+    /// - Parameter endpoint: The call.
+    /// - Returns: The decoded response.
+    /// - Throws: The caller's API error, `LayerError(endpoint.errorCode, cause: failure)`, carrying
+    ///   the ``AttemptHistory``. The cause is the last attempt's failure, or a ``RecoveryError``
+    ///   (retries exhausted, deadline exceeded, cancelled, or a handler's own failure) over it.
+    public func send<Response, Code>(
+        _ endpoint: Endpoint<Response, Code>,
+        fileID: String = #fileID,
+        line: Int = #line
+    ) async throws(LayerError<Code>) -> Response {
+        let call = Call(endpoint: endpoint, fileID: fileID, line: line)
+        let result = await withSpan(call.label, ofKind: .client) { span in
+            await run(call, span: span)
+        }
+        return try result.get()
+    }
+
+    // MARK: - The loop
+
+    /// What one call needs to build its requests and its final error.
+    private struct Call<Response: Sendable, Code: ErrorCode> {
+        let endpoint: Endpoint<Response, Code>
+        let fileID: String
+        let line: Int
+
+        /// `GET /v1/tasks`, without the query: queries may carry secrets.
+        var label: String {
+            "\(endpoint.method.rawValue) \(endpoint.path.split(separator: "?", maxSplits: 1).first ?? "")"
+        }
+    }
+
+    private enum Outcome<Response> {
+        case success(Response, TransportResponse)
+        case failure(any Error, TransportResponse?)
+
+        var isSuccess: Bool {
+            if case .success = self { return true }
+            return false
+        }
+    }
+
+    private func run<Response, Code>(
+        _ call: Call<Response, Code>,
+        span: any Span
+    ) async -> Result<Response, LayerError<Code>> {
+        let endpoint = call.endpoint
+        let limits = endpoint.limits ?? self.limits
+        let deadline = clock.now() + limits.deadline
+        var request = HTTPRequest(
+            method: endpoint.method,
+            scheme: scheme,
+            authority: authority,
+            path: basePath + endpoint.path,
+            headerFields: endpoint.headerFields
+        )
+        var history: [AttemptRecord] = []
+        var delayBefore = Duration.zero
+
+        func fail(_ cause: any Error) -> Result<Response, LayerError<Code>> {
+            var error = LayerError<Code>(
+                endpoint.errorCode,
+                cause: cause,
+                context: ["endpoint": "\(call.label)", "attempts": "\(history.count)"],
+                fileID: call.fileID,
+                line: call.line
+            )
+            error.attachments.append(AttemptHistory(attempts: history))
+            let chain = error.chain.short
+            instruments.recordFailure(chain: chain)
+            span.recordError(error)
+            span.attributes["rebound.chain"] = chain
+            logger.warning(
+                "request failed",
+                metadata: [
+                    "endpoint": "\(call.label)", "chain": "\(chain)", "attempts": "\(history.count)",
+                ]
+            )
+            return .failure(error)
+        }
+
+        for attempt in 1...limits.maxAttempts {
+            if Task.isCancelled {
+                return fail(RecoveryError(.cancelled, cause: history.isEmpty ? CancellationError() : nil))
+            }
+            var prepared = request
+            do {
+                for handler in handlers { try await handler.prepare(&prepared) }
+            } catch {
+                return fail(handlerFailure(error))
+            }
+            let started = clock.now()
+            let timeLeft = deadline - started
+            guard timeLeft > .zero else {
+                return fail(RecoveryError(.deadlineExceeded, reason: "The deadline passed before attempt \(attempt)."))
+            }
+            var options = transportOptions
+            options.timeout = min(limits.attemptTimeout, timeLeft)
+
+            let outcome = await send(prepared, body: endpoint.body, options: options, endpoint: endpoint)
+            let duration = clock.now() - started
+            instruments.recordAttempt(endpoint: endpoint.errorCode.name, succeeded: outcome.isSuccess)
+
+            switch outcome {
+            case .success(let value, let response):
+                for handler in handlers { await handler.attemptDidSucceed(prepared) }
+                history.append(
+                    AttemptRecord(
+                        number: attempt,
+                        status: response.status.code,
+                        error: nil,
+                        delayBefore: delayBefore,
+                        duration: duration
+                    )
+                )
+                span.addEvent(attemptEvent(history.last!))
+                logger.debug(
+                    "attempt succeeded",
+                    metadata: [
+                        "endpoint": "\(call.label)", "attempt": "\(attempt)", "status": "\(response.status.code)",
+                    ]
+                )
+                return .success(value)
+
+            case .failure(let error, let response):
+                var record = AttemptRecord(
+                    number: attempt,
+                    status: response?.status.code,
+                    error: ErrorChain(error).short,
+                    delayBefore: delayBefore,
+                    duration: duration
+                )
+                defer { span.addEvent(attemptEvent(record)) }
+                if error.chainContains(NetworkErrorCode.cancelled) || Task.isCancelled {
+                    history.append(record)
+                    return fail(error)
+                }
+                if attempt == limits.maxAttempts {
+                    history.append(record)
+                    logAttempt(call, record)
+                    return fail(attempt > 1 ? RecoveryError(.retriesExhausted, cause: error) : error)
+                }
+                let failure = FailedAttempt(
+                    error: error,
+                    request: prepared,
+                    body: endpoint.body,
+                    response: response,
+                    attempt: attempt,
+                    timeLeft: deadline - clock.now(),
+                    history: history
+                )
+                var chosen: (name: String, plan: RetryPlan)?
+                for handler in handlers {
+                    let decision: RecoveryDecision
+                    do {
+                        decision = try await handler.recover(from: failure)
+                    } catch {
+                        history.append(record)
+                        logAttempt(call, record)
+                        return fail(handlerFailure(error))
+                    }
+                    if case .didHandle(let plan) = decision {
+                        chosen = (handler.name, plan)
+                        break
+                    }
+                }
+                guard let chosen else {
+                    history.append(record)
+                    logAttempt(call, record)
+                    return fail(error)
+                }
+                record.handler = chosen.name
+                history.append(record)
+                logAttempt(call, record, delay: chosen.plan.delay)
+                instruments.recordRecovery(handler: chosen.name)
+
+                let left = deadline - clock.now()
+                if chosen.plan.delay > left {
+                    return fail(
+                        RecoveryError(
+                            .deadlineExceeded,
+                            cause: error,
+                            reason: "Waiting \(chosen.plan.delay) to retry would pass the deadline (\(left) left)."
+                        )
+                    )
+                }
+                if chosen.plan.delay > .zero {
+                    do {
+                        try await clock.sleep(chosen.plan.delay)
+                    } catch {
+                        return fail(
+                            RecoveryError(.cancelled, cause: failure.error, reason: "Cancelled while waiting to retry.")
+                        )
+                    }
+                }
+                delayBefore = chosen.plan.delay
+                if let adjusted = chosen.plan.request { request = adjusted }
+            }
+        }
+        // The loop returns on every path of its last attempt.
+        return fail(RecoveryError(.retriesExhausted))
+    }
+
+    /// One attempt: send, then judge and classify the answer.
+    private func send<Response, Code>(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: TransportOptions,
+        endpoint: Endpoint<Response, Code>
+    ) async -> Outcome<Response> {
+        let response: TransportResponse
+        do {
+            response = try await transport.send(request, body: body, options: options)
+        } catch {
+            return .failure(error, nil)
+        }
+        guard (200..<300).contains(response.status.code) else {
+            let failure =
+                backendErrorParser?.parse(response.head, body: response.body) ?? HTTPError(response: response.head)
+            return .failure(failure, response)
+        }
+        do {
+            return .success(try endpoint.decode(response), response)
+        } catch {
+            return .failure(error, response)
+        }
+    }
+
+    /// A handler's own failure, as it appears in the chain.
+    private func handlerFailure(_ error: any Error) -> any Error {
+        switch error {
+        case is any LayeredError: error
+        case is CancellationError: RecoveryError(.cancelled, cause: error)
+        default: RecoveryError(.handlerFailed, cause: error)
+        }
+    }
+
+    private func logAttempt<Response, Code>(
+        _ call: Call<Response, Code>, _ record: AttemptRecord, delay: Duration? = nil
+    ) {
+        var metadata: Logger.Metadata = [
+            "endpoint": "\(call.label)", "attempt": "\(record.number)", "chain": "\(record.error ?? "")",
+        ]
+        if let status = record.status { metadata["status"] = "\(status)" }
+        if let handler = record.handler { metadata["handler"] = "\(handler)" }
+        if let delay { metadata["delay"] = "\(delay)" }
+        logger.info(record.handler == nil ? "attempt failed" : "attempt failed, recovering", metadata: metadata)
+    }
+
+    private func attemptEvent(_ record: AttemptRecord) -> SpanEvent {
+        var attributes = SpanAttributes()
+        attributes["rebound.attempt"] = record.number
+        if let status = record.status { attributes["http.response.status_code"] = status }
+        if let error = record.error { attributes["rebound.chain"] = error }
+        if let handler = record.handler { attributes["rebound.handler"] = handler }
+        return SpanEvent(name: "attempt", attributes: attributes)
+    }
+}

@@ -1,0 +1,27 @@
+/// A clock opened once, so that the pipeline can use any `Clock<Duration>` without generics.
+///
+/// Time is measured as the duration since the clock was opened, which is all the pipeline needs
+/// (deadlines and attempt durations) and works the same for a real and a test clock.
+struct PipelineClock: Sendable {
+    /// The time since the clock was opened.
+    let now: @Sendable () -> Duration
+    /// Sleeps for a duration; throws `CancellationError` when the task is cancelled.
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    init(_ clock: any Clock<Duration>) {
+        self = Self.open(clock)
+    }
+
+    private init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+        self.now = now
+        self.sleep = sleep
+    }
+
+    private static func open<C: Clock<Duration>>(_ clock: C) -> PipelineClock {
+        let start = clock.now
+        return PipelineClock(
+            now: { start.duration(to: clock.now) },
+            sleep: { try await clock.sleep(for: $0) }
+        )
+    }
+}

@@ -1,0 +1,61 @@
+import Metrics
+
+/// The pipeline's metrics, created once per label set and reused on every call.
+///
+/// | metric | dimensions |
+/// |---|---|
+/// | `rebound_attempts_total` | `endpoint` (the endpoint's error-code name), `outcome` (`success`, `failure`) |
+/// | `rebound_recoveries_total` | `handler` |
+/// | `rebound_failures_total` | `chain` (the short chain) |
+///
+/// Chains are an open set, so at most ``maximumChains`` distinct chains get their own counter;
+/// further ones are counted under `chain="other"`, keeping the metric's cardinality bounded.
+final class PipelineInstruments: Sendable {
+    static let maximumChains = 200
+
+    private struct Counters {
+        var attempts: [String: Counter] = [:]
+        var recoveries: [String: Counter] = [:]
+        var failures: [String: Counter] = [:]
+    }
+
+    private let counters = Locked(Counters())
+
+    func recordAttempt(endpoint: String, succeeded: Bool) {
+        let key = succeeded ? "s" + endpoint : "f" + endpoint
+        counter(\.attempts, key) {
+            Counter(
+                label: "rebound_attempts_total",
+                dimensions: [("endpoint", endpoint), ("outcome", succeeded ? "success" : "failure")])
+        }.increment()
+    }
+
+    func recordRecovery(handler: String) {
+        counter(\.recoveries, handler) {
+            Counter(label: "rebound_recoveries_total", dimensions: [("handler", handler)])
+        }.increment()
+    }
+
+    func recordFailure(chain: String) {
+        let label =
+            counters.withLock { $0.failures[chain] != nil || $0.failures.count < Self.maximumChains }
+            ? chain : "other"
+        counter(\.failures, label) {
+            Counter(label: "rebound_failures_total", dimensions: [("chain", label)])
+        }.increment()
+    }
+
+    private func counter(
+        _ table: WritableKeyPath<Counters, [String: Counter]>,
+        _ key: String,
+        make: () -> Counter
+    ) -> Counter {
+        if let existing = counters.withLock({ $0[keyPath: table][key] }) { return existing }
+        let created = make()
+        return counters.withLock { counters in
+            if let existing = counters[keyPath: table][key] { return existing }
+            counters[keyPath: table][key] = created
+            return created
+        }
+    }
+}

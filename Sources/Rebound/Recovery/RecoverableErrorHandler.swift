@@ -1,0 +1,56 @@
+public import HTTPTypes
+
+/// A plugin that may recover from a failed attempt, so that the request can be sent again.
+///
+/// The ``APIDataManager`` asks its handlers in order. Each answers
+/// ``RecoveryDecision/cannotHandle`` (not mine: ask the next one) or ``RecoveryDecision/didHandle(_:)``
+/// (recovered: send again, perhaps after a delay or with an adjusted request). The first
+/// `didHandle` ends the asking; the pipeline, not the handler, waits and sends again.
+///
+/// ```
+///          attempt fails
+///                │
+///                ▼
+///  ┌─────────────────────────────┐ cannotHandle ┌──────────────────┐ cannotHandle ┌─────────────────────────┐
+///  │ BackendTemporaryErrorHandler│─────────────►│ AuthRefreshHandler│─────────────►│ CaptchaRequiredHandler  │──► none: the failure is
+///  └─────────────────────────────┘              └──────────────────┘              └─────────────────────────┘    wrapped into the caller's
+///                │ didHandle(wait 0.4 s)                 │ didHandle(new token)            │ didHandle            API error and thrown
+///                └───────────────────────────────────────┴─────────────────────────────────┘
+///                                              ▼
+///                             wait (bounded by the deadline), send again
+/// ```
+///
+/// A handler whose own recovery fails (the refresh is rejected, the captcha is cancelled) throws;
+/// that ends the request, and the thrown error becomes part of the final error's chain.
+///
+/// Only ``recover(from:)`` is required. ``prepare(_:)`` lets a handler adjust every attempt
+/// before it is sent (to add a credential, say), and ``attemptDidSucceed(_:)`` lets it learn of
+/// successes (to refill a retry budget); both do nothing by default.
+public protocol RecoverableErrorHandler: Sendable {
+    /// Decides whether this handler can recover from a failed attempt.
+    ///
+    /// - Parameter failure: The failure, its chain, the request, the response if there was one,
+    ///   the attempt number and the time left.
+    /// - Returns: ``RecoveryDecision/cannotHandle`` or ``RecoveryDecision/didHandle(_:)``.
+    /// - Throws: The handler's own failure to recover; it ends the request.
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision
+
+    /// Adjusts a request before each attempt; the default leaves it unchanged.
+    ///
+    /// - Throws: A failure that ends the request before it is sent.
+    func prepare(_ request: inout HTTPRequest) async throws
+
+    /// Learns that an attempt succeeded; the default does nothing.
+    func attemptDidSucceed(_ request: HTTPRequest) async
+
+    /// A name for logs, metrics and the attempt history; the default is the type's name.
+    var name: String { get }
+}
+
+extension RecoverableErrorHandler {
+    public func prepare(_ request: inout HTTPRequest) async throws {}
+
+    public func attemptDidSucceed(_ request: HTTPRequest) async {}
+
+    public var name: String { String(describing: Self.self) }
+}

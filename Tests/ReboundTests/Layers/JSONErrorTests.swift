@@ -1,0 +1,125 @@
+import Foundation
+import Rebound
+import Testing
+
+private struct Task: Codable {
+    var title: String
+    var price: Int
+}
+
+private struct TaskList: Codable {
+    var tasks: [Task]
+}
+
+/// A model that accepts only even numbers, and says so as models do.
+private struct EvenNumber: Decodable {
+    var value: Int
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        value = try container.decode(Int.self)
+        guard value.isMultiple(of: 2) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(value) is odd.")
+        }
+    }
+}
+
+/// A model that fails with an error of its own.
+private struct Picky: Decodable {
+    struct Refusal: Error {}
+
+    init(from decoder: any Decoder) throws { throw Refusal() }
+}
+
+@Suite struct JSONErrorTests {
+    private func decodeFailure<T: Decodable>(_ type: T.Type, _ json: String) throws -> JSONError {
+        try #require(throws: JSONError.self) { try JSONError.decode(type, from: Data(json.utf8)) }
+    }
+
+    @Test func goodJSONDecodes() throws {
+        let list = try JSONError.decode(TaskList.self, from: Data(#"{"tasks": [{"title": "a", "price": 3}]}"#.utf8))
+        #expect(list.tasks.map(\.price) == [3])
+    }
+
+    @Test(arguments: ["", " ", "\n\t\r "])
+    func anEmptyBodyIsEmptyBody(json: String) throws {
+        let error = try decodeFailure(TaskList.self, json)
+        #expect(error.code == .emptyBody)
+        #expect(error.cause == nil)
+        #expect(error.context["byteCount"]?.revealed == "\(json.utf8.count)")
+    }
+
+    @Test(arguments: ["<html><body>Bad Gateway</body></html>", "{\"tasks\": [", "nul", "tasks=3"])
+    func aBodyThatIsNotJSONIsNotJSON(json: String) throws {
+        let error = try decodeFailure(TaskList.self, json)
+        #expect(error.code == .notJSON)
+        #expect(error.cause is DecodingError)
+    }
+
+    @Test func aMissingKeyIsKeyNotFoundWithThePathToTheKey() throws {
+        let error = try decodeFailure(
+            TaskList.self,
+            #"{"tasks": [{"title": "a", "price": 3}, {"title": "b"}]}"#
+        )
+        #expect(error.code == .keyNotFound)
+        #expect(error.context["codingPath"]?.revealed == "tasks[1].price")
+        #expect(error.reason?.hasPrefix("tasks[1].price: ") == true)
+        #expect(error.chain.short == "JS3-DE3")
+    }
+
+    @Test func aValueOfTheWrongTypeIsTypeMismatchWithItsPath() throws {
+        let error = try decodeFailure(TaskList.self, #"{"tasks": [{"title": "a", "price": "cheap"}]}"#)
+        #expect(error.code == .typeMismatch)
+        #expect(error.context["codingPath"]?.revealed == "tasks[0].price")
+        #expect(error.chain.full == "JSONError.typeMismatch - DecodingError.typeMismatch")
+    }
+
+    @Test func aNullWhereAValueBelongsIsValueNotFound() throws {
+        let error = try decodeFailure(TaskList.self, #"{"tasks": [{"title": null, "price": 1}]}"#)
+        #expect(error.code == .valueNotFound)
+        #expect(error.context["codingPath"]?.revealed == "tasks[0].title")
+    }
+
+    @Test func validJSONThatTheModelRejectsIsDataCorruptedNotNotJSON() throws {
+        let error = try decodeFailure(EvenNumber.self, "3")
+        #expect(error.code == .dataCorrupted)
+        #expect(error.reason == "3 is odd.")
+    }
+
+    @Test func aModelsOwnErrorIsKeptAsTheCause() throws {
+        let error = try decodeFailure(Picky.self, "{}")
+        #expect(error.code == .dataCorrupted)
+        #expect(error.cause is Picky.Refusal)
+    }
+
+    @Test func theBodyIsNeverCopiedIntoTheError() throws {
+        let error = try decodeFailure(TaskList.self, #"{"tasks": [{"title": "secret-title-123", "price": "x"}]}"#)
+        #expect(!error.description.contains("secret-title-123"))
+        #expect(error.context.redacted.map(\.key) == ["byteCount", "codingPath"])
+    }
+
+    @Test func tenThousandNestedArraysFailWithoutCrashing() throws {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        let error = try decodeFailure([[Int]].self, deep)
+        #expect(error.code == .notJSON || error.code == .dataCorrupted || error.code == .typeMismatch)
+    }
+
+    @Test func aDecodingErrorWithoutAPathHasNoPathInItsContext() {
+        let error = JSONError(decoding: .dataCorrupted(.init(codingPath: [], debugDescription: "Broken.")))
+        #expect(error.code == .dataCorrupted)
+        #expect(error.context["codingPath"] == nil)
+        #expect(error.reason == "Broken.")
+    }
+
+    @Test func aValueThatCannotBeEncodedIsEncodingFailed() throws {
+        let error = try #require(throws: JSONError.self) { try JSONError.encode(["price": Double.nan]) }
+        #expect(error.code == .encodingFailed)
+        #expect(error.cause is EncodingError)
+        #expect(error.context["codingPath"]?.revealed == "price")
+    }
+
+    @Test func encodingGoodValuesGivesTheirJSON() throws {
+        let data = try JSONError.encode(["a": 1])
+        #expect(String(decoding: data, as: UTF8.self) == #"{"a":1}"#)
+    }
+}
