@@ -20,6 +20,9 @@ struct ReboundClient: BenchmarkClient {
         return FetchResult(status: response.status.code, bodyBytes: response.body.count)
     }
 
+    /// The transport's own executor, for running the benchmark's tasks on its thread.
+    var executor: (any TaskExecutor)? { transport.executor }
+
     func shutdown() async throws {
         transport.shutdown()
     }

@@ -13,6 +13,8 @@
 enum ClientName: String, CaseIterable {
     /// Rebound's `CurlTransport`.
     case rebound
+    /// Rebound's `CurlTransport`, with the benchmark's tasks on the transport's own executor.
+    case reboundLoop = "rebound-loop"
     /// Foundation's `URLSession`.
     case urlsession
 }
@@ -30,7 +32,7 @@ do {
 
 let client: any BenchmarkClient
 switch ClientName(rawValue: options.client) {
-case .rebound:
+case .rebound, .reboundLoop:
     client = ReboundClient(url: options.url)
 case .urlsession:
     client = URLSessionClient(url: options.url, concurrency: options.concurrency)
@@ -40,7 +42,13 @@ case nil:
     exit(2)
 }
 
-let report = await BenchmarkRunner(client: client, options: options, startUsage: startUsage).run()
+let runner = BenchmarkRunner(client: client, options: options, startUsage: startUsage)
+let report: BenchmarkReport
+if ClientName(rawValue: options.client) == .reboundLoop, let executor = (client as? ReboundClient)?.executor {
+    report = await withTaskExecutorPreference(executor) { await runner.run() }
+} else {
+    report = await runner.run()
+}
 try? await client.shutdown()
 print(report.jsonLine)
 if report.failures > 0 {

@@ -119,30 +119,23 @@ final class CurlTransfer: @unchecked Sendable {
         var failed: CURLcode = CURLE_OK
         func check(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
 
+        // Options every transfer sets the same way were set once, when the handle was made
+        // (CurlEasyHandle.init); the rest are set here, every one of them, so that nothing of the
+        // handle's previous transfer carries over.
         check(easy.set(CURLOPT_URL, url))
-        check(easy.set(CURLOPT_PROTOCOLS_STR, "http,https"))
         // Never follow a redirect from https down to http: credentials would travel in clear text.
         check(easy.set(CURLOPT_REDIR_PROTOCOLS_STR, usesTLS ? "https" : "http,https"))
-        check(easy.set(CURLOPT_NOSIGNAL, 1))
-        check(easy.set(CURLOPT_ERRORBUFFER, pointer: easy.errorBuffer))
         check(easy.set(CURLOPT_PRIVATE, pointer: me))
-        check(rebound_easy_setopt_write_function(easy.raw, CURLOPT_WRITEFUNCTION, curlWriteBody))
         check(easy.set(CURLOPT_WRITEDATA, pointer: me))
-        check(rebound_easy_setopt_write_function(easy.raw, CURLOPT_HEADERFUNCTION, curlWriteHeader))
         check(easy.set(CURLOPT_HEADERDATA, pointer: me))
-        // An empty string asks for every encoding this libcurl can decode (gzip, br, zstd here).
-        check(easy.set(CURLOPT_ACCEPT_ENCODING, ""))
         check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeout.curlMilliseconds))
         check(easy.set(CURLOPT_TIMEOUT_MS, options.timeout.curlMilliseconds))
-        check(easy.set(CURLOPT_TCP_KEEPALIVE, 1))
-        check(easy.set(CURLOPT_BUFFERSIZE, 64 * 1024))
-        if options.maxResponseBodySize > 0 {
-            // Refuses early when Content-Length already says too much; the write callback guards the rest.
-            check(easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(options.maxResponseBodySize)))
-        }
+        // Refuses early when Content-Length already says too much; the write callback guards the rest.
+        check(easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(Swift.max(0, options.maxResponseBodySize))))
         switch options.redirects {
         case .doNotFollow:
             check(easy.set(CURLOPT_FOLLOWLOCATION, 0))
+            check(easy.set(CURLOPT_MAXREDIRS, 0))
         case .follow(let max):
             check(easy.set(CURLOPT_FOLLOWLOCATION, 1))
             check(easy.set(CURLOPT_MAXREDIRS, Swift.max(0, max)))
@@ -154,6 +147,13 @@ final class CurlTransfer: @unchecked Sendable {
         }
         check(easy.set(CURLOPT_HTTPHEADER, pointer: headerList.map { UnsafeRawPointer($0) }))
 
+        // Back to a plain GET, then the method. The order matters: setting POSTFIELDS, even to
+        // nothing, makes the request a POST, and HTTPGET, set last, makes it a GET again (and
+        // clears NOBODY and UPLOAD).
+        check(easy.set(CURLOPT_POSTFIELDS, pointer: nil))
+        check(easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: -1))
+        check(easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil))
+        check(easy.set(CURLOPT_HTTPGET, 1))
         switch method {
         case .get where requestBody == nil:
             break
@@ -181,6 +181,11 @@ final class CurlTransfer: @unchecked Sendable {
                 ]
             )
         }
+    }
+
+    /// A new easy handle wired to the transfer callbacks.
+    static func makeHandle() -> CurlEasyHandle? {
+        CurlEasyHandle(writeBody: curlWriteBody, writeHeader: curlWriteHeader)
     }
 
     /// Records, from any thread, that the caller's task was cancelled, for a transfer not yet started.
@@ -305,22 +310,47 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Splits a raw response head into the reason phrase and the header fields.
     static func parseHead(_ raw: [UInt8]) -> (reasonPhrase: String, fields: HTTPFields) {
-        var fields = HTTPFields()
-        var reasonPhrase = ""
-        var lines = raw.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
-        if let statusLine = lines.next() {
-            // "HTTP/1.1 200 OK": the reason is whatever follows the second space.
-            let parts = statusLine.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
-            if parts.count == 3 { reasonPhrase = String(decoding: parts[2], as: UTF8.self).trimmingHTTPWhitespace() }
+        raw.withUnsafeBufferPointer { bytes in
+            var fields = HTTPFields()
+            var reasonPhrase = ""
+            var lineStart = 0
+            var isStatusLine = true
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+                let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
+                lineStart = lineEnd + 1
+                if isStatusLine {
+                    // "HTTP/1.1 200 OK": the reason is whatever follows the second space.
+                    isStatusLine = false
+                    if let first = line.firstIndex(of: UInt8(ascii: " ")),
+                        let second = line[(first + 1)...].firstIndex(of: UInt8(ascii: " "))
+                    {
+                        reasonPhrase = String(decoding: trimmed(line[(second + 1)...]), as: UTF8.self)
+                    }
+                    continue
+                }
+                guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+                    let name = HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
+                else { continue }
+                fields.append(
+                    HTTPField(name: name, value: String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self)))
+            }
+            return (reasonPhrase, fields)
         }
-        while let line = lines.next() {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-                let name = HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
-            else { continue }
-            let value = String(decoding: line[(colon + 1)...], as: UTF8.self).trimmingHTTPWhitespace()
-            fields.append(HTTPField(name: name, value: value))
+    }
+
+    /// The bytes without leading and trailing spaces, tabs and line ends.
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
+        func isWhitespace(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                || byte == UInt8(ascii: "\n")
         }
-        return (reasonPhrase, fields)
+        var lower = bytes.startIndex
+        var upper = bytes.endIndex
+        while lower < upper && isWhitespace(bytes[lower]) { lower += 1 }
+        while upper > lower && isWhitespace(bytes[upper - 1]) { upper -= 1 }
+        return bytes[lower..<upper]
     }
 
     private func error(for code: CURLcode, _ completion: Completion) -> NetworkError {
@@ -342,17 +372,6 @@ final class CurlTransfer: @unchecked Sendable {
         default: reason = message
         }
         return NetworkError(errorCode, reason: reason, context: context)
-    }
-}
-
-extension String {
-    fileprivate func trimmingHTTPWhitespace() -> String {
-        let isWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        guard let first = firstIndex(where: { !isWhitespace($0) }), let last = lastIndex(where: { !isWhitespace($0) })
-        else {
-            return ""
-        }
-        return String(self[first...last])
     }
 }
 

@@ -67,6 +67,14 @@ public final class CurlTransport: HTTPTransport {
         loop?.shutdown()
     }
 
+    /// An executor that runs tasks on the transport's own thread, for the lowest latency.
+    ///
+    /// Tasks that prefer it (`withTaskExecutorPreference(transport.executor) { … }`) run between
+    /// turns of the transport's loop: their requests start without waking another thread, and
+    /// their results resume them without a hop back. Keep such code short and non-blocking, since
+    /// it holds up every transfer while it runs. `nil` when libcurl could not be initialised.
+    public var executor: (any TaskExecutor)? { loop }
+
     /// Ends every request in flight with ``NetworkErrorCode/cancelled`` and stops the thread.
     /// Requests sent afterwards fail with ``NetworkErrorCode/transportUnavailable``.
     public func shutdown() {

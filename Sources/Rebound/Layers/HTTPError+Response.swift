@@ -35,7 +35,7 @@ extension LayerError where Code == HTTPStatusCode {
         let reason =
             phrase.isEmpty
             ? code.standardReasonPhrase
-            : UntrustedText.redactingLikelySecrets(UntrustedText.bounded(phrase, to: UntrustedText.identifierLimit))
+            : UntrustedText.identifier(phrase)
         self.init(code, cause: cause, reason: reason, context: context, fileID: fileID, line: line)
     }
 }

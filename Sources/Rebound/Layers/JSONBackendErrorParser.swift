@@ -88,10 +88,7 @@ public struct JSONBackendErrorParser: BackendErrorParser {
 
         var context = ErrorContext()
         func keep(_ text: String?, as key: String) {
-            guard let text else { return }
-            let kept = UntrustedText.redactingLikelySecrets(
-                UntrustedText.bounded(text, to: UntrustedText.identifierLimit))
-            context[key] = ErrorContext.Value(kept)
+            context[key] = text.map { ErrorContext.Value(UntrustedText.identifier($0)) }
         }
         keep(payload.code, as: BackendErrorContextKey.backendCode)
         keep(payload.reason, as: BackendErrorContextKey.backendReason)
@@ -101,7 +98,7 @@ public struct JSONBackendErrorParser: BackendErrorParser {
             payload.code.flatMap { Self.lookUp($0, in: codes) } ?? .unknown,
             nested: payload.reason.flatMap { Self.lookUp($0, in: reasons) }.map(NestedCode.init),
             cause: HTTPError(response: response),
-            reason: payload.message.map { UntrustedText.redactingLikelySecrets(UntrustedText.bounded($0)) },
+            reason: payload.message.map(UntrustedText.message),
             context: context
         )
         if let id = payload.captchaID {

@@ -37,7 +37,7 @@ extension LayerError where Code == JSONErrorCode {
         let renderedPath = DecodingError.renderedPath(path)
         var context = context
         if !renderedPath.isEmpty { context[Self.codingPathKey] = ErrorContext.Value(renderedPath) }
-        let description = error.decodingContext.map { UntrustedText.bounded($0.debugDescription) }
+        let description = error.decodingContext.map { UntrustedText.message($0.debugDescription) }
         let reason = [renderedPath.isEmpty ? nil : renderedPath, description].compactMap { $0 }
             .joined(separator: ": ")
         self.init(
@@ -63,7 +63,7 @@ extension LayerError where Code == JSONErrorCode {
         case .invalidValue(_, let encodingContext):
             let path = DecodingError.renderedPath(encodingContext.codingPath)
             if !path.isEmpty { context[Self.codingPathKey] = ErrorContext.Value(path) }
-            reason = [path.isEmpty ? nil : path, UntrustedText.bounded(encodingContext.debugDescription)]
+            reason = [path.isEmpty ? nil : path, UntrustedText.message(encodingContext.debugDescription)]
                 .compactMap { $0 }.joined(separator: ": ")
         @unknown default:
             reason = nil

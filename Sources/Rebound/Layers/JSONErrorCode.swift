@@ -2,7 +2,7 @@
 ///
 /// This is the `JS` layer, the bottom of the chain when the server answered and the answer was
 /// not what the client expected: `APIError.currentWorker - JSONError.keyNotFound`. Build it with
-/// ``LayerError/decode(_:from:decoder:)``, which tells an empty body and a body that is not JSON
+/// ``LayerError/decode(_:from:decoder:fileID:line:)``, which tells an empty body and a body that is not JSON
 /// at all apart from JSON of the wrong shape, because they point at different culprits (a proxy's
 /// HTML error page is not a schema change).
 public typealias JSONError = LayerError<JSONErrorCode>

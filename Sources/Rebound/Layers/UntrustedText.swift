@@ -12,8 +12,21 @@ enum UntrustedText {
     static let messageLimit = 500
 
     /// `text`, cut to `limit` characters with an ellipsis if it is longer.
+    ///
+    /// Counts no further than the limit, so a megabyte of text costs no more than a short one.
     static func bounded(_ text: String, to limit: Int = messageLimit) -> String {
-        text.count <= limit ? text : String(text.prefix(limit)) + "…"
+        let head = text.prefix(limit + 1)
+        return head.count <= limit ? text : String(head.dropLast()) + "…"
+    }
+
+    /// A code, reason or name from a server, bounded and screened for secrets.
+    static func identifier(_ text: String) -> String {
+        redactingLikelySecrets(bounded(text, to: identifierLimit))
+    }
+
+    /// A message from a server, bounded and screened for secrets.
+    static func message(_ text: String) -> String {
+        redactingLikelySecrets(bounded(text, to: messageLimit))
     }
 
     /// `text` with every word that looks like a secret replaced by the redaction marker.

@@ -4,7 +4,7 @@
 /// the ``jitter`` turns `v` into the actual wait (see ``Jitter`` for the formulas). Every method is
 /// a pure function of the configuration, the retry number and the generator passed in: nothing
 /// here reads a clock or sleeps, so the pipeline owns waiting, and a test pins the waits with a
-/// ``SeededRandomNumberGenerator``.
+/// ``SeededRandom``.
 ///
 /// The defaults give this curve, reaching the cap at the seventh retry:
 ///

@@ -12,7 +12,7 @@ extension Duration {
     /// lower bound without consuming randomness, and the widest possible range works too.
     ///
     /// ```swift
-    /// var generator = SeededRandomNumberGenerator(seed: 7)
+    /// var generator = SeededRandom(seed: 7)
     /// let wait = Duration.uniform(in: .zero ... .milliseconds(200), using: &generator)
     /// ```
     ///

@@ -11,7 +11,7 @@
 /// | ``none`` | `v` | predictable, but a herd stays synchronized |
 /// | ``full`` | uniform in `0...v` | the least total work and the fastest completion in the post |
 /// | ``equal`` | uniform in `v/2...v` | never retries almost at once; a little more work than full |
-/// | ``decorrelated`` | `min(cap, uniform in base...3 × previous)` | grows from the previous wait rather than from `k` |
+/// | ``decorrelated`` | `min(cap, uniform in base...3 × previous)` | grows from the previous wait, not from `k` |
 public enum Jitter: String, Sendable, Hashable, CaseIterable, Codable {
     /// Wait exactly the exponential value.
     case none

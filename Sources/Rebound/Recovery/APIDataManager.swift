@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 public import Logging
-import Metrics
-import Tracing
+public import Metrics
+public import Tracing
 
 /// Sends API calls through a transport and recovers from what it can: the API layer of an app.
 ///
@@ -56,6 +56,7 @@ public final class APIDataManager: Sendable {
     private let clock: PipelineClock
     private let logger: Logger
     private let instruments: PipelineInstruments
+    private let tracer: (any Tracer)?
 
     /// Creates a data manager for the API at `baseURL`.
     ///
@@ -69,6 +70,9 @@ public final class APIDataManager: Sendable {
     ///   - clock: Measures deadlines and waits; inject a test clock in tests.
     ///   - logger: One line per attempt. Secrets are never logged: only methods, paths without
     ///     their query, statuses, chains, handler names and delays.
+    ///   - metricsFactory: Where the counters go; `nil` uses the process's `MetricsSystem`.
+    ///   - tracer: Where spans go (one per call, an event per attempt); `nil` uses the process's
+    ///     `InstrumentationSystem`.
     /// - Throws: ``NetworkErrorCode/invalidURL`` when `baseURL` is not an http(s) URL with a host.
     public init(
         baseURL: String,
@@ -78,7 +82,9 @@ public final class APIDataManager: Sendable {
         backendErrorParser: (any BackendErrorParser)? = JSONBackendErrorParser(),
         transportOptions: TransportOptions = TransportOptions(),
         clock: any Clock<Duration> = ContinuousClock(),
-        logger: Logger = Logger(label: "rebound.api", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "rebound.api", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metricsFactory: (any MetricsFactory)? = nil,
+        tracer: (any Tracer)? = nil
     ) throws(NetworkError) {
         guard let components = URLComponents(string: baseURL),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -98,7 +104,8 @@ public final class APIDataManager: Sendable {
         self.transportOptions = transportOptions
         self.clock = PipelineClock(clock)
         self.logger = logger
-        self.instruments = PipelineInstruments()
+        self.instruments = PipelineInstruments(factory: metricsFactory ?? MetricsSystem.factory)
+        self.tracer = tracer
     }
 
     /// Sends an API call, recovering from what the handlers can, and returns its decoded result.
@@ -114,8 +121,11 @@ public final class APIDataManager: Sendable {
         line: Int = #line
     ) async throws(LayerError<Code>) -> Response {
         let call = Call(endpoint: endpoint, fileID: fileID, line: line)
-        let result = await withSpan(call.label, ofKind: .client) { span in
-            await run(call, span: span)
+        let result: Result<Response, LayerError<Code>>
+        if let tracer {
+            result = await Self.traced(by: tracer, call.label) { span in await run(call, span: span) }
+        } else {
+            result = await withSpan(call.label, ofKind: .client) { span in await run(call, span: span) }
         }
         return try result.get()
     }
@@ -187,12 +197,15 @@ public final class APIDataManager: Sendable {
             if Task.isCancelled {
                 return fail(RecoveryError(.cancelled, cause: history.isEmpty ? CancellationError() : nil))
             }
-            var prepared = request
             do {
-                for handler in handlers { try await handler.prepare(&prepared) }
+                // Preparing changes the request for good: what a handler adds once (an idempotency
+                // key) stays the same on every attempt, and what it sets each time (a credential)
+                // is replaced.
+                for handler in handlers { try await handler.prepare(&request) }
             } catch {
                 return fail(handlerFailure(error))
             }
+            let prepared = request
             let started = clock.now()
             let timeLeft = deadline - started
             guard timeLeft > .zero else {
@@ -251,6 +264,7 @@ public final class APIDataManager: Sendable {
                     response: response,
                     attempt: attempt,
                     timeLeft: deadline - clock.now(),
+                    delayBefore: delayBefore,
                     history: history
                 )
                 var chosen: (name: String, plan: RetryPlan)?
@@ -279,7 +293,8 @@ public final class APIDataManager: Sendable {
                 instruments.recordRecovery(handler: chosen.name)
 
                 let left = deadline - clock.now()
-                if chosen.plan.delay > left {
+                // Waiting up to the deadline itself would leave no time to send again.
+                if chosen.plan.delay >= left {
                     return fail(
                         RecoveryError(
                             .deadlineExceeded,
@@ -303,6 +318,14 @@ public final class APIDataManager: Sendable {
         }
         // The loop returns on every path of its last attempt.
         return fail(RecoveryError(.retriesExhausted))
+    }
+
+    private static func traced<T: Tracer, Result>(
+        by tracer: T,
+        _ name: String,
+        _ body: (any Span) async -> Result
+    ) async -> Result {
+        await tracer.withSpan(name, ofKind: .client) { span in await body(span) }
     }
 
     /// One attempt: send, then judge and classify the answer.

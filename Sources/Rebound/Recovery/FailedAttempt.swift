@@ -16,6 +16,8 @@ public struct FailedAttempt: Sendable {
     public var attempt: Int
     /// Time left before the request's deadline.
     public var timeLeft: Duration
+    /// How long the pipeline waited before sending this attempt.
+    public var delayBefore: Duration
     /// The earlier attempts of this request, oldest first (this one not included).
     public var history: [AttemptRecord]
 
@@ -26,6 +28,7 @@ public struct FailedAttempt: Sendable {
         response: TransportResponse?,
         attempt: Int,
         timeLeft: Duration,
+        delayBefore: Duration = .zero,
         history: [AttemptRecord]
     ) {
         self.error = error
@@ -34,6 +37,7 @@ public struct FailedAttempt: Sendable {
         self.response = response
         self.attempt = attempt
         self.timeLeft = timeLeft
+        self.delayBefore = delayBefore
         self.history = history
     }
 

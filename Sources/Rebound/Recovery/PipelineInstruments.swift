@@ -1,3 +1,4 @@
+import CoreMetrics
 import Metrics
 
 /// The pipeline's metrics, created once per label set and reused on every call.
@@ -20,19 +21,26 @@ final class PipelineInstruments: Sendable {
     }
 
     private let counters = Locked(Counters())
+    private let factory: any MetricsFactory
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
 
     func recordAttempt(endpoint: String, succeeded: Bool) {
         let key = succeeded ? "s" + endpoint : "f" + endpoint
         counter(\.attempts, key) {
             Counter(
                 label: "rebound_attempts_total",
-                dimensions: [("endpoint", endpoint), ("outcome", succeeded ? "success" : "failure")])
+                dimensions: [("endpoint", endpoint), ("outcome", succeeded ? "success" : "failure")],
+                factory: factory
+            )
         }.increment()
     }
 
     func recordRecovery(handler: String) {
         counter(\.recoveries, handler) {
-            Counter(label: "rebound_recoveries_total", dimensions: [("handler", handler)])
+            Counter(label: "rebound_recoveries_total", dimensions: [("handler", handler)], factory: factory)
         }.increment()
     }
 
@@ -41,7 +49,7 @@ final class PipelineInstruments: Sendable {
             counters.withLock { $0.failures[chain] != nil || $0.failures.count < Self.maximumChains }
             ? chain : "other"
         counter(\.failures, label) {
-            Counter(label: "rebound_failures_total", dimensions: [("chain", label)])
+            Counter(label: "rebound_failures_total", dimensions: [("chain", label)], factory: factory)
         }.increment()
     }
 

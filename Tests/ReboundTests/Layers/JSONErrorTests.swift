@@ -98,6 +98,14 @@ private struct Picky: Decodable {
         #expect(error.context.redacted.map(\.key) == ["byteCount", "codingPath"])
     }
 
+    @Test func aSecretInTheDecodersDescriptionIsRedacted() {
+        let token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"
+        let error = JSONError(
+            decoding: .dataCorrupted(.init(codingPath: [], debugDescription: "Token '\(token)' is not valid."))
+        )
+        #expect(error.reason == "Token '<redacted>' is not valid.")
+    }
+
     @Test func tenThousandNestedArraysFailWithoutCrashing() throws {
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         let error = try decodeFailure([[Int]].self, deep)

@@ -10,10 +10,10 @@
 /// replaying an incident); use `SystemRandomNumberGenerator` where it does not.
 ///
 /// ```swift
-/// var generator = SeededRandomNumberGenerator(seed: 42)
+/// var generator = SeededRandom(seed: 42)
 /// let waits = Backoff().schedule(retries: 3, using: &generator)  // the same three waits every run
 /// ```
-public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable, Hashable {
+public struct SeededRandom: RandomNumberGenerator, Sendable, Hashable {
     private var state0: UInt64
     private var state1: UInt64
     private var state2: UInt64

@@ -1,0 +1,23 @@
+/// Where the app keeps the signed-in credential: in memory, in the keychain, in a file.
+///
+/// ``AuthRefreshHandler`` reads the current credential before every attempt and replaces it after
+/// a refresh; the app replaces it on sign-in and clears it on sign-out. Every replacement gets a
+/// ``Credential/generation`` greater than any the store gave before, even after a ``clear()``, so
+/// that a request sent with an older credential can be recognised as such.
+///
+/// Implementations must be safe to call from many tasks at once.
+public protocol CredentialStore: Sendable {
+    /// The credential to send requests with, or `nil` when nobody is signed in.
+    func current() async -> Credential?
+
+    /// Makes `credential` the current one, numbered with a generation greater than any before.
+    ///
+    /// - Parameter credential: The new credential; its own generation is ignored.
+    /// - Returns: The credential as stored, with its generation set.
+    @discardableResult
+    func replace(with credential: Credential) async -> Credential
+
+    /// Forgets the current credential (a sign-out); the generations go on increasing from where
+    /// they were.
+    func clear() async
+}

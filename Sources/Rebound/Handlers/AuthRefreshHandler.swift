@@ -1,0 +1,306 @@
+public import HTTPTypes
+
+/// Sends every request with the signed-in credential, and refreshes the credential when the backend
+/// stops accepting it.
+///
+/// Before each attempt, ``prepare(_:)`` sets `Authorization: Bearer <access token>` from the
+/// ``CredentialStore`` (the field and the scheme are configurable). When an attempt fails with
+/// 401 (and 403, if ``Configuration/handlesForbidden``), ``recover(from:)`` works out which
+/// credential the request was sent with and acts:
+///
+/// ```
+///  401 ─► sent with the store's credential? ── no: the store has a newer one ──────────► retryNow
+///              │ yes (or the store is empty)
+///              ├─ store empty, no refresh without a credential ──────────────────────► throw noCredential
+///              ├─ this handler already recovered this request: the fresh one failed ─► throw refreshRejected
+///              ├─ this credential's refresh failed before ───────────────────────────► throw refreshFailed
+///              ▼
+///  single flight per credential ─► more than maxRefreshes in window? ────────────────► throw tooManyRefreshes
+///              │                  refresher.refresh(expired) fails ──────────────────► throw refreshFailed
+///              ▼ store.replace(new credential)
+///           retryNow (prepare sends the new token)
+/// ```
+///
+/// **Single flight.** Any number of requests that fail with the same credential share one call to
+/// the ``CredentialRefresher``: the first starts it, the others wait for it, and all retry with
+/// its result. A request that fails after the refresh, with the credential it replaced, retries
+/// at once without refreshing. When the refresh fails, every waiter fails with
+/// ``RecoveryErrorCode/refreshFailed`` (the refresher's error as the cause), and the handler
+/// remembers it: later 401s with the same credential fail at once, until the store holds another
+/// one (after a sign-in).
+///
+/// **Loops.** A handler is asked once per failed attempt, so an attempt causes at most one
+/// refresh. A request that this handler already recovered, and that fails again with the
+/// credential it was given, fails with ``RecoveryErrorCode/refreshRejected``: the backend rejects
+/// even a fresh credential, and refreshing again cannot help. Across requests, more than
+/// ``Configuration/maxRefreshes`` refreshes within ``Configuration/window`` fail with
+/// ``RecoveryErrorCode/tooManyRefreshes``.
+///
+/// **Secrets.** Tokens never appear in this handler's errors, reasons or context: a credential
+/// is identified by its ``Credential/generation``.
+///
+/// ```swift
+/// let store = InMemoryCredentialStore()
+/// let auth = AuthRefreshHandler(store: store) { expired in
+///     try await tokenAPI.refresh(expired)   // sent through a data manager without this handler
+/// }
+/// let api = try APIDataManager(baseURL: "https://api.example.com", transport: transport,
+///                              handlers: [BackendTemporaryErrorHandler(), auth])
+/// ```
+public final class AuthRefreshHandler: RecoverableErrorHandler {
+    /// Which failures the handler refreshes for, how often, and how the credential is sent.
+    ///
+    /// | setting | default | why |
+    /// |---|---|---|
+    /// | ``handlesForbidden`` | off | 403 means the caller is known but not allowed (RFC 9110, 15.5.4); a new token for the same caller does not change that. Turn it on for backends that answer 403 to an expired token. |
+    /// | ``unrefreshableCodes`` | invalidCredentials, accountBlocked, captchaRequired, captchaInvalid | the backend's payload says a refresh cannot help: a wrong password at sign-in, a blocked account, a captcha (``CaptchaRequiredHandler``'s job) |
+    /// | ``maxRefreshes`` in ``window`` | 3 in 60 s | an access token lives for minutes or hours, so a healthy client refreshes about once per lifetime, and a second refresh within a minute can still happen (a token revoked right after it was issued); more means the backend keeps rejecting fresh credentials, and refreshing on would only hammer its token endpoint |
+    /// | ``headerName``, ``scheme`` | `Authorization`, `Bearer` | RFC 6750, used by OAuth 2 and most JSON APIs |
+    /// | ``refreshesWithoutCredential`` | off | a 401 with nobody signed in needs a person to sign in; turn it on when the refresher can get a credential from nothing (an anonymous or device session) |
+    public struct Configuration: Sendable, Hashable {
+        /// Whether a 403 is treated like a 401.
+        public var handlesForbidden: Bool
+        /// Backend codes that mean a refresh cannot help, even with a 401.
+        public var unrefreshableCodes: Set<BackendErrorCode>
+        /// The most refreshes (calls to the refresher) allowed within ``window``.
+        public var maxRefreshes: Int
+        /// The period ``maxRefreshes`` counts over.
+        public var window: Duration
+        /// The header field that carries the access token.
+        public var headerName: HTTPField.Name
+        /// The authentication scheme before the token, such as `Bearer`; empty for the bare token.
+        public var scheme: String
+        /// Whether a 401 with an empty store calls the refresher (with `nil`) rather than failing
+        /// with ``RecoveryErrorCode/noCredential``.
+        public var refreshesWithoutCredential: Bool
+
+        public init(
+            handlesForbidden: Bool = false,
+            unrefreshableCodes: Set<BackendErrorCode> = [
+                .invalidCredentials, .accountBlocked, .captchaRequired, .captchaInvalid,
+            ],
+            maxRefreshes: Int = 3,
+            window: Duration = .seconds(60),
+            headerName: HTTPField.Name = .authorization,
+            scheme: String = "Bearer",
+            refreshesWithoutCredential: Bool = false
+        ) {
+            self.handlesForbidden = handlesForbidden
+            self.unrefreshableCodes = unrefreshableCodes
+            self.maxRefreshes = max(1, maxRefreshes)
+            self.window = window
+            self.headerName = headerName
+            self.scheme = scheme
+            self.refreshesWithoutCredential = refreshesWithoutCredential
+        }
+    }
+
+    public let configuration: Configuration
+    /// Where the credential is kept.
+    public let store: any CredentialStore
+    /// Gets a new credential.
+    public let refresher: any CredentialRefresher
+
+    /// How one refresh (or the decision not to make one) ended, shared by all its waiters.
+    private enum Outcome: Sendable {
+        /// The store holds a new credential: retry.
+        case refreshed
+        /// The store already held another credential when the refresh was about to start: retry.
+        case superseded
+        /// This credential's refresh failed before; its error.
+        case failedBefore(any Error)
+        /// The refresher failed; its error.
+        case failed(any Error)
+        /// The refresh would be one too many within the window.
+        case tooMany
+    }
+
+    private struct State {
+        /// When each refresh within the window started.
+        var refreshStarts: [Duration] = []
+        /// The credential (by generation; `nil` for none) whose refresh failed, and the error.
+        var failedRefresh: (generation: Int?, error: any Error)?
+    }
+
+    private let clock: PipelineClock
+    /// Refreshes in flight, by the generation of the credential they replace (`nil`: none).
+    private let flights = SingleFlight<Int?, Outcome>()
+    private let state = Locked(State())
+
+    /// Creates the handler.
+    ///
+    /// - Parameters:
+    ///   - store: Where the credential is kept; the app replaces it on sign-in.
+    ///   - refresher: Gets a new credential when the backend rejects the current one.
+    ///   - configuration: Which failures to handle, how often to refresh, how to send the token.
+    ///   - clock: Measures the window of ``Configuration/maxRefreshes``; inject a test clock in tests.
+    public init(
+        store: any CredentialStore,
+        refresher: any CredentialRefresher,
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.store = store
+        self.refresher = refresher
+        self.configuration = configuration
+        self.clock = PipelineClock(clock)
+    }
+
+    /// Creates the handler with a closure that gets a new credential.
+    ///
+    /// - Parameters:
+    ///   - store: Where the credential is kept; the app replaces it on sign-in.
+    ///   - configuration: Which failures to handle, how often to refresh, how to send the token.
+    ///   - clock: Measures the window of ``Configuration/maxRefreshes``; inject a test clock in tests.
+    ///   - refresh: Gets a new credential in place of the expired one (see ``CredentialRefresher``).
+    public convenience init(
+        store: any CredentialStore,
+        configuration: Configuration = Configuration(),
+        clock: any Clock<Duration> = ContinuousClock(),
+        refresh: @escaping @Sendable (_ expired: Credential?) async throws -> Credential
+    ) {
+        self.init(
+            store: store,
+            refresher: ClosureCredentialRefresher(body: refresh),
+            configuration: configuration,
+            clock: clock
+        )
+    }
+
+    /// Sets the credential's header field, replacing any the request had; with no credential in
+    /// the store, leaves the request alone.
+    public func prepare(_ request: inout HTTPRequest) async throws {
+        let current = await store.current()
+        forgetFailedRefresh(unlessOf: current)
+        guard let current else { return }
+        request.headerFields[configuration.headerName] = headerValue(for: current)
+    }
+
+    public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
+        guard isAuthenticationFailure(failure) else { return .cannotHandle }
+        let current = await store.current()
+        forgetFailedRefresh(unlessOf: current)
+        if let current, failure.request.headerFields[configuration.headerName] != headerValue(for: current) {
+            // A newer credential arrived (another request's refresh, a sign-in) after this request left.
+            return .retryNow
+        }
+        guard current != nil || configuration.refreshesWithoutCredential else {
+            throw RecoveryError(
+                .noCredential,
+                cause: failure.error,
+                reason: "The backend asked for a credential and nobody is signed in."
+            )
+        }
+        if failure.recoveries(by: name) > 0 {
+            throw RecoveryError(
+                .refreshRejected,
+                cause: failure.error,
+                reason: "The backend rejected the credential this request was given after its earlier "
+                    + "\(failure.status?.code ?? 401); refreshing again cannot help."
+            )
+        }
+        let generation = current?.generation
+        if let earlier = failedRefresh(of: generation) {
+            throw refreshFailed(earlier, generation: generation, before: true)
+        }
+        let outcome = try await flights.run(generation) { [self] in
+            await refreshIfStillCurrent(generation)
+        }
+        switch outcome {
+        case .refreshed, .superseded:
+            return .retryNow
+        case .failedBefore(let error):
+            throw refreshFailed(error, generation: generation, before: true)
+        case .failed(let error):
+            throw refreshFailed(error, generation: generation, before: false)
+        case .tooMany:
+            throw RecoveryError(
+                .tooManyRefreshes,
+                cause: failure.error,
+                reason: "The credential was refreshed \(configuration.maxRefreshes) times within "
+                    + "\(configuration.window); refreshing once more points at a loop."
+            )
+        }
+    }
+
+    /// Whether the failure is one a new credential may cure: its status, and no backend code that
+    /// says otherwise.
+    public func isAuthenticationFailure(_ failure: FailedAttempt) -> Bool {
+        guard let status = failure.status?.code,
+            status == 401 || (status == 403 && configuration.handlesForbidden)
+        else { return false }
+        let backendCodes = failure.error.causalChain.compactMap { ($0 as? BackendError)?.code }
+        return !backendCodes.contains { configuration.unrefreshableCodes.contains($0) }
+    }
+
+    /// How many recoveries are waiting for the refresh of the credential of `generation` (`nil`:
+    /// none), for tests and diagnostics.
+    package func recoveriesWaiting(forRefreshOf generation: Int?) -> Int {
+        flights.waiterCount(for: generation)
+    }
+
+    // MARK: - The refresh
+
+    /// The body of a flight: refreshes the credential of `generation` unless it is no longer the
+    /// store's, failed before, or would be one refresh too many.
+    ///
+    /// It looks at the store again, because a caller may have read it just before the previous
+    /// flight replaced the credential: that caller must retry, not refresh a second time.
+    private func refreshIfStillCurrent(_ generation: Int?) async -> Outcome {
+        let current = await store.current()
+        guard current?.generation == generation else { return .superseded }
+        let now = clock.now()
+        let refusal = state.withLock { state -> Outcome? in
+            if let failed = state.failedRefresh, failed.generation == generation {
+                return .failedBefore(failed.error)
+            }
+            state.refreshStarts.removeAll { now - $0 >= configuration.window }
+            guard state.refreshStarts.count < configuration.maxRefreshes else { return .tooMany }
+            state.refreshStarts.append(now)
+            return nil
+        }
+        if let refusal { return refusal }
+        do {
+            let fresh = try await refresher.refresh(current)
+            await store.replace(with: fresh)
+            return .refreshed
+        } catch {
+            // Set before the flight ends, so that a request arriving after it fails at once.
+            state.withLock { $0.failedRefresh = (generation, error) }
+            return .failed(error)
+        }
+    }
+
+    private func failedRefresh(of generation: Int?) -> (any Error)? {
+        state.withLock { state in
+            guard let failed = state.failedRefresh, failed.generation == generation else { return nil }
+            return failed.error
+        }
+    }
+
+    /// Forgets a failed refresh once the store holds another credential: a sign-in starts afresh.
+    private func forgetFailedRefresh(unlessOf current: Credential?) {
+        guard let current else { return }
+        state.withLock { state in
+            if let failed = state.failedRefresh, failed.generation != current.generation {
+                state.failedRefresh = nil
+            }
+        }
+    }
+
+    private func refreshFailed(_ error: any Error, generation: Int?, before: Bool) -> RecoveryError {
+        let credential = generation.map { "the credential of generation \($0)" } ?? "a credential"
+        return RecoveryError(
+            .refreshFailed,
+            cause: error,
+            reason: before
+                ? "Refreshing \(credential) failed before; it is not retried until the next sign-in."
+                : "Refreshing \(credential) failed."
+        )
+    }
+
+    /// `Bearer <token>`, or the bare token when the scheme is empty.
+    private func headerValue(for credential: Credential) -> String {
+        configuration.scheme.isEmpty ? credential.accessToken : "\(configuration.scheme) \(credential.accessToken)"
+    }
+}

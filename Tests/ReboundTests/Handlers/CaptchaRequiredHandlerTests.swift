@@ -1,0 +1,438 @@
+import Foundation
+import HTTPTypes
+import Rebound
+import ReboundTesting
+import Testing
+
+/// `CaptchaRequiredHandler`: recognising the challenge, single flight, cancellation, failure and
+/// the bound on captchas per request.
+@Suite struct CaptchaRequiredHandlerTests {
+    static let challenge = CaptchaChallenge(id: "c1", question: "2+3?")
+
+    // MARK: - Recognising the challenge
+
+    @Test func aChallengeIsSolvedVerifiedAndTheRequestRetried() async throws {
+        let solver = FakeSolver()
+        let verifier = FakeVerifier()
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: verifier)
+        #expect(try await handler.recover(from: Self.failure()).isRetryNow)
+        #expect(solver.challenges == [Self.challenge])
+        #expect(verifier.answers.map(\.id) == ["c1"])
+        #expect(verifier.answers.map(\.answer) == ["5"])
+    }
+
+    @Test func withoutAChallengeItCannotHandle() async throws {
+        let solver = FakeSolver()
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: FakeVerifier())
+        let forbidden = HTTPError(response: HTTPResponse(status: .forbidden))
+        var missingID = BackendError(.captchaRequired, cause: forbidden)
+        missingID.captchaChallenge = nil
+        var otherCode = BackendError(.forbidden, cause: forbidden)
+        otherCode.context[BackendErrorContextKey.captchaID] = "c1"
+        let errors: [any Error] = [forbidden, BackendError(.forbidden, cause: forbidden), missingID, otherCode]
+        for error in errors {
+            #expect(try await handler.recover(from: Self.failure(error: error)).isCannotHandle)
+        }
+        let network = FailedAttempt(
+            error: NetworkError(.timeout), request: Self.request, body: nil, response: nil, attempt: 1,
+            timeLeft: .seconds(30), history: [])
+        #expect(try await handler.recover(from: network).isCannotHandle)
+        #expect(solver.calls == 0)
+    }
+
+    @Test func theChallengeIsFoundBelowOtherLayers() {
+        let failure = Self.failure(error: APIError(.listTasksFailed, cause: Self.captchaError()))
+        #expect(CaptchaRequiredHandler.challenge(in: failure) == Self.challenge)
+    }
+
+    @Test func requiredStatusesAreChecked() async throws {
+        let solver = FakeSolver()
+        let handler = CaptchaRequiredHandler(
+            solver: solver, verifier: FakeVerifier(), configuration: .init(statuses: [429]))
+        #expect(try await handler.recover(from: Self.failure(.forbidden)).isCannotHandle)
+        #expect(solver.calls == 0)
+        #expect(try await handler.recover(from: Self.failure(.tooManyRequests)).isRetryNow)
+        #expect(solver.calls == 1)
+    }
+
+    @Test func aCustomMatcherFindsChallengesElsewhere() async throws {
+        let captchaID = HTTPField.Name("X-Captcha-Id")!
+        let solver = FakeSolver()
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: FakeVerifier()) { failure in
+            failure.response?.head.headerFields[captchaID].map { CaptchaChallenge(id: $0) }
+        }
+        let head = HTTPResponse(status: .forbidden, headerFields: [captchaID: "h-7"])
+        let failure = FailedAttempt(
+            error: HTTPError(response: head), request: Self.request, body: nil, response: TransportResponse(head: head),
+            attempt: 1, timeLeft: .seconds(30), history: [])
+        #expect(try await handler.recover(from: failure).isRetryNow)
+        #expect(solver.challenges == [CaptchaChallenge(id: "h-7")])
+        // The default matcher is not consulted any more.
+        #expect(try await handler.recover(from: Self.failure()).isCannotHandle)
+    }
+
+    @Test func theDefaultsAreTheDocumentedOnes() {
+        let configuration = CaptchaRequiredHandler.Configuration()
+        #expect(configuration.statuses == nil)
+        #expect(configuration.maxChallengesPerRequest == 2)
+        #expect(CaptchaRequiredHandler.rememberedChallenges == 64)
+    }
+
+    // MARK: - Single flight
+
+    @Test func aHundredConcurrentRequestsShareOneSolve() async throws {
+        let gate = Gate()
+        let solver = FakeSolver(gate: gate)
+        let verifier = FakeVerifier()
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: verifier)
+        let failure = Self.failure()
+
+        let decisions = try await withThrowingTaskGroup(of: RecoveryDecision.self) { group in
+            for _ in 0..<100 { group.addTask { try await handler.recover(from: failure) } }
+            #expect(await eventually { handler.recoveriesWaiting(forChallenge: "c1") == 100 })
+            gate.open()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(decisions.count == 100)
+        #expect(decisions.allSatisfy { $0.isRetryNow })
+        #expect(solver.calls == 1)
+        #expect(verifier.answers.count == 1)
+
+        // A request that meets the challenge after it was solved retries at once.
+        #expect(try await handler.recover(from: failure).isRetryNow)
+        #expect(solver.calls == 1)
+        // Another challenge is another flight.
+        #expect(try await handler.recover(from: Self.failure(id: "c2")).isRetryNow)
+        #expect(solver.calls == 2)
+    }
+
+    @Test(arguments: [CaptchaDismissalStyle.cancellationError, .captchaDismissed])
+    func aDismissedCaptchaEndsEveryWaiterWithCaptchaCancelled(dismissal: CaptchaDismissalStyle) async throws {
+        let gate = Gate()
+        let solver = FakeSolver(gate: gate, failure: dismissal.error)
+        let verifier = FakeVerifier()
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: verifier)
+        let failure = Self.failure()
+
+        let errors = await Self.recoverConcurrently(10, from: failure, with: handler) {
+            #expect(await eventually { handler.recoveriesWaiting(forChallenge: "c1") == 10 })
+            gate.open()
+        }
+        #expect(errors.count == 10)
+        for error in errors {
+            let recovery = error as? RecoveryError
+            #expect(recovery?.code == .captchaCancelled)
+            #expect(recovery?.chain.short == "RE20-BE20-HT403")
+        }
+        #expect(solver.calls == 1)
+        #expect(verifier.answers.isEmpty)
+
+        // Not remembered: the next request asks the person again.
+        solver.failure = nil
+        #expect(try await handler.recover(from: failure).isRetryNow)
+        #expect(solver.calls == 2)
+    }
+
+    @Test func aFailingSolverEndsWithCaptchaFailed() async throws {
+        let solver = FakeSolver(failure: CaptchaServiceDown())
+        let verifier = FakeVerifier()
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: verifier)
+        let error = await #expect(throws: RecoveryError.self) { try await handler.recover(from: Self.failure()) }
+        #expect(error?.code == .captchaFailed)
+        #expect(error?.cause is CaptchaServiceDown)
+        #expect(verifier.answers.isEmpty)
+    }
+
+    @Test func aRejectedAnswerEndsEveryWaiterWithCaptchaFailed() async throws {
+        let gate = Gate()
+        let solver = FakeSolver(gate: gate)
+        let verifier = FakeVerifier(failure: WrongAnswer())
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: verifier)
+        let failure = Self.failure()
+
+        let errors = await Self.recoverConcurrently(10, from: failure, with: handler) {
+            #expect(await eventually { handler.recoveriesWaiting(forChallenge: "c1") == 10 })
+            gate.open()
+        }
+        #expect(errors.count == 10)
+        for error in errors {
+            let recovery = error as? RecoveryError
+            #expect(recovery?.code == .captchaFailed)
+            #expect(recovery?.cause is WrongAnswer)
+        }
+        #expect(solver.calls == 1)
+        #expect(verifier.answers.count == 1)
+
+        // A rejected answer does not count as solved.
+        verifier.failure = nil
+        #expect(try await handler.recover(from: failure).isRetryNow)
+        #expect(solver.calls == 2)
+    }
+
+    @Test func aCancelledWaiterEndsWithCancellationNotCaptchaCancelled() async throws {
+        let gate = Gate()
+        let solver = FakeSolver(gate: gate)
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: FakeVerifier())
+        let waiting = Task { try await handler.recover(from: Self.failure()) }
+        await solver.started.wait()
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        gate.open()
+        #expect(try await handler.recover(from: Self.failure()).isRetryNow)
+        #expect(solver.calls == 1)
+    }
+
+    // MARK: - Bounds
+
+    @Test func captchasPerRequestAreBounded() async throws {
+        let solver = FakeSolver()
+        let handler = CaptchaRequiredHandler(solver: solver, verifier: FakeVerifier())
+        let twice = Self.failure(id: "c3", recoveredBy: [handler.name, "BackendTemporaryErrorHandler", handler.name])
+        let error = await #expect(throws: RecoveryError.self) { try await handler.recover(from: twice) }
+        #expect(error?.code == .captchaAttemptsExhausted)
+        #expect(error?.chain.contains(BackendErrorCode.captchaRequired) == true)
+        #expect(solver.calls == 0)
+
+        let once = Self.failure(id: "c3", recoveredBy: [handler.name, "BackendTemporaryErrorHandler"])
+        #expect(try await handler.recover(from: once).isRetryNow)
+        #expect(solver.calls == 1)
+
+        let none = CaptchaRequiredHandler(
+            solver: solver, verifier: FakeVerifier(), configuration: .init(maxChallengesPerRequest: 0))
+        let refused = await #expect(throws: RecoveryError.self) { try await none.recover(from: Self.failure()) }
+        #expect(refused?.code == .captchaAttemptsExhausted)
+    }
+
+    // MARK: - Through the pipeline
+
+    @Test func throughThePipelineACaptchaIsSolvedAndTheRequestRetried() async throws {
+        let payload =
+            #"{"code":"captcha_required","message":"Prove you are human.","captcha":{"id":"c1","question":"2+3?"}}"#
+        let transport = ScriptedTransport([
+            .respond(status: .forbidden, body: Data(payload.utf8)),
+            .respond(status: .ok, body: Data(#"{"done":true}"#.utf8)),
+        ])
+        let solver = FakeSolver()
+        let verifier = FakeVerifier()
+        let api = try APIDataManager(
+            baseURL: "https://api.example.com", transport: transport,
+            handlers: [BackendTemporaryErrorHandler(), CaptchaRequiredHandler(solver: solver, verifier: verifier)],
+            clock: TestClock())
+
+        let result = try await api.send(
+            Endpoint<Submission, APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed))
+        #expect(result == Submission(done: true))
+        #expect(solver.challenges == [Self.challenge])
+        #expect(verifier.answers.map(\.id) == ["c1"])
+        #expect(verifier.answers.map(\.answer) == ["5"])
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func throughThePipelineAClosureHandlerReportsADismissal() async throws {
+        let payload = #"{"code":"captcha_required","captcha":{"id":"c9"}}"#
+        let transport = ScriptedTransport([.respond(status: .forbidden, body: Data(payload.utf8))])
+        let captcha = CaptchaRequiredHandler(
+            solve: { _ in throw CaptchaDismissed() },
+            verify: { _, _ in Issue.record("nothing to verify") })
+        let api = try APIDataManager(
+            baseURL: "https://api.example.com", transport: transport, handlers: [captcha], clock: TestClock())
+        let error = await #expect(throws: APIError.self) {
+            try await api.send(Endpoint<Submission, APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed))
+        }
+        #expect(error?.chain.short == "AP8-RE20-BE20-HT403")
+        #expect(transport.requests.count == 1)
+    }
+
+    // MARK: - Helpers
+
+    static let request = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/v1/tasks")
+
+    static func captchaError(
+        _ status: HTTPResponse.Status = .forbidden, id: String = "c1", question: String? = "2+3?"
+    ) -> BackendError {
+        var error = BackendError(
+            .captchaRequired, cause: HTTPError(response: HTTPResponse(status: status)), reason: "Prove you are human.")
+        error.captchaChallenge = CaptchaChallenge(id: id, question: question)
+        return error
+    }
+
+    /// A failed attempt answered with `status` and a captcha (or `error`), after earlier attempts
+    /// that `recoveredBy` recovered from.
+    static func failure(
+        _ status: HTTPResponse.Status = .forbidden,
+        id: String = "c1",
+        recoveredBy handlers: [String] = [],
+        error: (any Error)? = nil
+    ) -> FailedAttempt {
+        let history = handlers.enumerated().map { index, handler in
+            AttemptRecord(
+                number: index + 1, status: status.code, error: "BE20-HT\(status.code)", delayBefore: .zero,
+                duration: .milliseconds(20), handler: handler)
+        }
+        return FailedAttempt(
+            error: error ?? captchaError(status, id: id), request: request, body: nil,
+            response: TransportResponse(head: HTTPResponse(status: status)), attempt: history.count + 1,
+            timeLeft: .seconds(30), history: history)
+    }
+
+    /// Recovers from `failure` in `count` tasks at once, runs `meanwhile`, and returns what each threw.
+    static func recoverConcurrently(
+        _ count: Int,
+        from failure: FailedAttempt,
+        with handler: CaptchaRequiredHandler,
+        meanwhile: () async -> Void
+    ) async -> [any Error] {
+        await withTaskGroup(of: (any Error)?.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do {
+                        _ = try await handler.recover(from: failure)
+                        Issue.record("the recovery should have failed")
+                        return nil
+                    } catch {
+                        return error
+                    }
+                }
+            }
+            await meanwhile()
+            return await group.reduce(into: []) { errors, error in
+                if let error { errors.append(error) }
+            }
+        }
+    }
+}
+
+// MARK: - Doubles
+
+/// How the person gets rid of the captcha.
+enum CaptchaDismissalStyle: Sendable, CustomTestStringConvertible {
+    case cancellationError, captchaDismissed
+
+    var error: any Error {
+        switch self {
+        case .cancellationError: CancellationError()
+        case .captchaDismissed: CaptchaDismissed()
+        }
+    }
+
+    var testDescription: String {
+        switch self {
+        case .cancellationError: "CancellationError"
+        case .captchaDismissed: "CaptchaDismissed"
+        }
+    }
+}
+
+private struct Submission: Codable, Equatable {
+    var done: Bool
+}
+
+private struct CaptchaServiceDown: Error {}
+
+private struct WrongAnswer: Error {}
+
+/// A solver that answers "5" (or fails), optionally after a gate opens, and counts its calls.
+private final class FakeSolver: CaptchaSolver {
+    private struct State {
+        var challenges: [CaptchaChallenge] = []
+        var failure: (any Error)?
+    }
+
+    private let state: Locked<State>
+    private let gate: Gate?
+    /// Opens when the first call starts.
+    let started = Gate()
+
+    init(gate: Gate? = nil, failure: (any Error)? = nil) {
+        self.gate = gate
+        self.state = Locked(State(failure: failure))
+    }
+
+    var calls: Int { state.withLock { $0.challenges.count } }
+    var challenges: [CaptchaChallenge] { state.withLock { $0.challenges } }
+    var failure: (any Error)? {
+        get { state.withLock { $0.failure } }
+        set { state.withLock { $0.failure = newValue } }
+    }
+
+    func solve(_ challenge: CaptchaChallenge) async throws -> String {
+        state.withLock { $0.challenges.append(challenge) }
+        started.open()
+        await gate?.wait()
+        if let failure { throw failure }
+        return "5"
+    }
+}
+
+/// A verifier that records the answers it gets and accepts them (or fails).
+private final class FakeVerifier: CaptchaVerifier {
+    private struct State {
+        var answers: [(id: String, answer: String)] = []
+        var failure: (any Error)?
+    }
+
+    private let state: Locked<State>
+
+    init(failure: (any Error)? = nil) {
+        self.state = Locked(State(failure: failure))
+    }
+
+    var answers: [(id: String, answer: String)] { state.withLock { $0.answers } }
+    var failure: (any Error)? {
+        get { state.withLock { $0.failure } }
+        set { state.withLock { $0.failure = newValue } }
+    }
+
+    func verify(_ challenge: CaptchaChallenge, answer: String) async throws {
+        let failure = state.withLock { state in
+            state.answers.append((challenge.id, answer))
+            return state.failure
+        }
+        if let failure { throw failure }
+    }
+}
+
+/// A one-way gate: tasks wait until it opens, without polling.
+private final class Gate: Sendable {
+    private let state = Locked<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiters.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// Yields until `condition` holds, giving up after many yields (never sleeping).
+private func eventually(_ condition: () -> Bool) async -> Bool {
+    for _ in 0..<1_000_000 {
+        if condition() { return true }
+        await Task.yield()
+    }
+    return condition()
+}
+
+extension RecoveryDecision {
+    fileprivate var isRetryNow: Bool {
+        guard case .didHandle(let plan) = self else { return false }
+        return plan.delay == .zero && plan.request == nil
+    }
+
+    fileprivate var isCannotHandle: Bool {
+        if case .cannotHandle = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+import HTTPTypes
+import InMemoryTracing
+import Logging
+import MetricsTestKit
+import Rebound
+import ReboundTesting
+import Testing
+import Tracing
+
+@Suite struct APIDataManagerTests {
+    // MARK: - Success and classification
+
+    @Test func aSuccessfulCallIsDecodedFromTheEndpointUnderTheBaseURL() async throws {
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(transport)
+        let tasks = try await api.send(SampleEndpoints.listTasks)
+        #expect(tasks == [TaskItem(id: 1, title: "Label the picture")])
+        let sent = try #require(transport.requests.first)
+        #expect(sent.request.scheme == "https")
+        #expect(sent.request.authority == "api.example.com")
+        #expect(sent.request.path == "/v1/tasks")
+        #expect(sent.request.method == .get)
+    }
+
+    @Test func aBadBaseURLIsATypedError() {
+        let error = #expect(throws: NetworkError.self) {
+            try APIDataManager(baseURL: "ftp://example.com", transport: ScriptedTransport([]))
+        }
+        #expect(error?.code == .invalidURL)
+    }
+
+    @Test func aStatusWithoutPayloadBecomesAnHTTPErrorUnderTheEndpointsCode() async throws {
+        let api = try makeManager(ScriptedTransport([.status(.notFound)]), handlers: [temporaryHandler()])
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-HT404")
+        #expect(error?.attachment(AttemptHistory.self)?.attempts.count == 1)
+    }
+
+    @Test func theBackendsErrorPayloadIsReadIntoTheChain() async throws {
+        let payload =
+            #"{"code":"validation_failure","reason":"value_out_of_bounds","message":"Price must be at most 100.","field":"price"}"#
+        let api = try makeManager(ScriptedTransport([.json(payload, status: .badRequest)]))
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-BE30-HT400")
+        #expect(
+            error?.chain.full
+                == "APIError.listTasksFailed - BackendError.validationFailure(ValidationError.valueOutOfBounds) - HTTPError.no400BadRequest"
+        )
+    }
+
+    @Test func anUndecodableBodyFailsWithTheJSONLayer() async throws {
+        let api = try makeManager(ScriptedTransport([.json(#"[{"id":1}]"#), .json("not json")]))
+        let missing = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(missing?.chain.short == "AP8-JS3-DE3")
+        let garbage = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(garbage?.chain.short.hasPrefix("AP8-JS5") == true)
+    }
+
+    // MARK: - Recovery
+
+    @Test func aTemporaryFailureIsRetriedAfterTheBackoffAndSucceeds() async throws {
+        let clock = TestClock()
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .fail(NetworkError(.connectionReset)), .tasks])
+        let api = try makeManager(transport, handlers: [temporaryHandler()], clock: clock)
+        let tasks = try await api.send(SampleEndpoints.listTasks)
+        #expect(tasks.count == 1)
+        #expect(transport.requests.count == 3)
+        #expect(clock.sleeps == [.milliseconds(200), .milliseconds(400)])
+    }
+
+    @Test func retriesStopAtTheMaximumAttemptsAndSaySo() async throws {
+        let clock = TestClock()
+        let transport = ScriptedTransport(Array(repeating: .status(.serviceUnavailable), count: 10))
+        let api = try makeManager(
+            transport, handlers: [temporaryHandler()], limits: RequestLimits(maxAttempts: 3), clock: clock)
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE1-HT503")
+        #expect(transport.requests.count == 3)
+        let history = try #require(error?.attachment(AttemptHistory.self))
+        #expect(history.attempts.map(\.number) == [1, 2, 3])
+        #expect(history.attempts.map(\.status) == [503, 503, 503])
+        #expect(
+            history.attempts.map(\.handler) == ["BackendTemporaryErrorHandler", "BackendTemporaryErrorHandler", nil])
+        #expect(history.attempts.map(\.delayBefore) == [.zero, .milliseconds(200), .milliseconds(400)])
+        #expect(error?.context["attempts"]?.revealed == "3")
+        #expect(error?.context["endpoint"]?.revealed == "GET /tasks")
+    }
+
+    @Test func retryAfterIsHonouredInBothForms() async throws {
+        let clock = TestClock()
+        let transport = ScriptedTransport([
+            .status(.serviceUnavailable, retryAfter: "3"),
+            .status(.tooManyRequests, retryAfter: "Tue, 14 Nov 2023 22:13:25 GMT"),  // 5 s after `now`
+            .tasks,
+        ])
+        let api = try makeManager(transport, handlers: [temporaryHandler()], clock: clock)
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(clock.sleeps == [.seconds(3), .seconds(5)])
+    }
+
+    @Test func aRetryAfterBeyondTheDeadlineFailsAtOnceWithoutSleeping() async throws {
+        let clock = TestClock()
+        let transport = ScriptedTransport([.status(.serviceUnavailable, retryAfter: "30"), .tasks])
+        let api = try makeManager(
+            transport,
+            handlers: [temporaryHandler()],
+            limits: RequestLimits(deadline: .seconds(10)),
+            clock: clock
+        )
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE3-HT503")
+        #expect(clock.sleeps.isEmpty)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func aBackoffLongerThanTheTimeLeftEndsWithDeadlineExceeded() async throws {
+        let clock = TestClock()
+        let slow = BackendTemporaryErrorHandler(
+            configuration: .init(backoff: Backoff(base: .seconds(8), multiplier: 2, cap: .seconds(60), jitter: .none)),
+            random: SeededRandom(seed: 1)
+        )
+        let transport = ScriptedTransport(Array(repeating: .status(.badGateway), count: 5))
+        let api = try makeManager(
+            transport, handlers: [slow], limits: RequestLimits(deadline: .seconds(20)), clock: clock)
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        // 8 s fits in 20 s; the next wait, 16 s, does not fit in the 12 s left.
+        #expect(error?.chain.short == "AP8-RE2-HT502")
+        #expect(clock.sleeps == [.seconds(8)])
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func eachAttemptGetsTheAttemptTimeoutShortenedToTheTimeLeft() async throws {
+        let clock = TestClock()
+        let transport = ScriptedTransport([.status(.serviceUnavailable, retryAfter: "4"), .tasks])
+        let api = try makeManager(
+            transport,
+            handlers: [temporaryHandler()],
+            limits: RequestLimits(deadline: .seconds(6), attemptTimeout: .seconds(5)),
+            clock: clock
+        )
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(transport.requests.map(\.options.timeout) == [.seconds(5), .seconds(2)])
+    }
+
+    @Test func aNonIdempotentRequestIsRetriedOnlyWithAnIdempotencyKey() async throws {
+        let plain = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let plainAPI = try makeManager(plain, handlers: [temporaryHandler()])
+        let error = await #expect(throws: APIError.self) { try await plainAPI.send(SampleEndpoints.token) }
+        #expect(error?.chain.short == "AP7-HT503")
+        #expect(plain.requests.count == 1)
+
+        var keyed = SampleEndpoints.token
+        keyed.headerFields[BackendTemporaryErrorHandler.idempotencyKey] = "key-1"
+        let withKey = ScriptedTransport([.status(.serviceUnavailable), .json(#"{"id":2,"title":"t"}"#)])
+        _ = try await makeManager(withKey, handlers: [temporaryHandler()]).send(keyed)
+        #expect(withKey.requests.count == 2)
+    }
+
+    @Test func aGeneratedIdempotencyKeyIsTheSameOnEveryAttempt() async throws {
+        let transport = ScriptedTransport([.status(.badGateway), .json(#"{"id":2,"title":"t"}"#)])
+        let api = try makeManager(transport, handlers: [temporaryHandler(addsIdempotencyKey: true)])
+        _ = try await api.send(SampleEndpoints.token)
+        let keys = transport.requests.map { $0.request.headerFields[BackendTemporaryErrorHandler.idempotencyKey] }
+        #expect(keys.count == 2)
+        #expect(keys[0] != nil)
+        #expect(keys[0] == keys[1])
+        #expect(keys[0]?.count == 36)
+    }
+
+    @Test func anExhaustedRetryBudgetStopsRetrying() async throws {
+        let budget = RetryBudget(maxTokens: 4, tokenRatio: 0.1)
+        let transport = ScriptedTransport(Array(repeating: .status(.serviceUnavailable), count: 20))
+        let api = try makeManager(
+            transport, handlers: [temporaryHandler(budget: budget)], limits: RequestLimits(maxAttempts: 10))
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        // 4 tokens: the first failure leaves 3 (> 2, retry), the second 2 (not > 2, refused).
+        #expect(error?.chain.short == "AP8-RE4-HT503")
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func theFirstHandlerThatDidHandleWinsAndLaterOnesAreNotAsked() async throws {
+        let first = ProbeHandler("first") { _ in .cannotHandle }
+        let second = ProbeHandler("second") { _ in .retryNow }
+        let third = ProbeHandler("third") { _ in .retryNow }
+        let transport = ScriptedTransport([.status(.internalServerError), .tasks])
+        let api = try makeManager(transport, handlers: [first, second, third])
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(first.attemptsAsked == [1])
+        #expect(second.attemptsAsked == [1])
+        #expect(third.attemptsAsked.isEmpty)
+    }
+
+    @Test func aHandlersOwnFailureEndsTheRequestAndJoinsTheChain() async throws {
+        struct SolverCrashed: Error {}
+        let failing = ProbeHandler("failing") { _ in throw SolverCrashed() }
+        let layered = ProbeHandler("layered") { failure in throw RecoveryError(.refreshFailed, cause: failure.error) }
+        let first = try makeManager(ScriptedTransport([.status(.unauthorized)]), handlers: [failing])
+        let foreign = await #expect(throws: APIError.self) { try await first.send(SampleEndpoints.listTasks) }
+        #expect(foreign?.chain.short == "AP8-RE30-XX0")
+        let second = try makeManager(ScriptedTransport([.status(.unauthorized)]), handlers: [layered])
+        let own = await #expect(throws: APIError.self) { try await second.send(SampleEndpoints.listTasks) }
+        #expect(own?.chain.short == "AP8-RE10-HT401")
+    }
+
+    @Test func anAdjustedRequestReplacesTheFailedOne() async throws {
+        let adjusting = ProbeHandler("adjusting") { failure in
+            var request = failure.request
+            request.headerFields[HTTPField.Name("X-Second-Try")!] = "yes"
+            return .retry(after: .zero, with: request)
+        }
+        let transport = ScriptedTransport([.status(.conflict), .tasks])
+        _ = try await makeManager(transport, handlers: [adjusting]).send(SampleEndpoints.listTasks)
+        #expect(transport.requests.map { $0.request.headerFields[HTTPField.Name("X-Second-Try")!] } == [nil, "yes"])
+    }
+
+    // MARK: - Cancellation
+
+    @Test func aCancelledTaskStopsInTheMiddleOfABackoffWait() async throws {
+        let clock = TestClock(mode: .manual)
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let api = try makeManager(transport, handlers: [temporaryHandler()], clock: clock)
+        let call = Task { try await api.send(SampleEndpoints.listTasks) }
+        for _ in 0..<10_000 where clock.sleeperCount == 0 { await Task.yield() }
+        #expect(clock.sleeperCount == 1)
+        call.cancel()
+        let error = await #expect(throws: APIError.self) { try await call.value }
+        #expect(error?.chain.short == "AP8-RE40-HT503")
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func aCancelledTaskStopsTheTransferInFlight() async throws {
+        let transport = ScriptedTransport([.waitForCancellation, .tasks])
+        let api = try makeManager(transport, handlers: [temporaryHandler()])
+        let call = Task { try await api.send(SampleEndpoints.listTasks) }
+        for _ in 0..<10_000 where transport.requests.isEmpty { await Task.yield() }
+        call.cancel()
+        let error = await #expect(throws: APIError.self) { try await call.value }
+        #expect(error?.chain.short == "AP8-NE14")
+        #expect(transport.requests.count == 1)
+    }
+
+    // MARK: - Observability
+
+    @Test func everyAttemptIsLoggedWithItsChainHandlerAndDelayAndNoSecret() async throws {
+        let recorder = RecordingLogHandler()
+        let logger = Logger(label: "test", factory: { _ in recorder })
+        var endpoint = SampleEndpoints.listTasks
+        endpoint.headerFields[.authorization] = "Bearer top-secret-token"
+        endpoint.path = "/tasks?session=secret-session"
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .status(.notFound)])
+        let api = try makeManager(transport, handlers: [temporaryHandler()], logger: logger)
+        _ = await #expect(throws: APIError.self) { try await api.send(endpoint) }
+        let lines = recorder.rendered
+        #expect(lines.count == 3)
+        #expect(lines[0].contains("attempt=1"))
+        #expect(lines[0].contains("chain=HT503"))
+        #expect(lines[0].contains("handler=BackendTemporaryErrorHandler"))
+        #expect(lines[0].contains("delay=0.2 seconds"))
+        #expect(lines[1].contains("chain=HT404"))
+        #expect(lines[2].contains("chain=AP8-HT404"))
+        for line in lines {
+            #expect(!line.contains("top-secret"))
+            #expect(!line.contains("secret-session"))
+        }
+    }
+
+    @Test func metricsCountAttemptsRecoveriesAndFailuresByChain() async throws {
+        let metrics = TestMetrics()
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks, .status(.notFound)])
+        let api = try APIDataManager(
+            baseURL: "https://api.example.com",
+            transport: transport,
+            handlers: [temporaryHandler()],
+            clock: TestClock(),
+            metricsFactory: metrics
+        )
+        _ = try await api.send(SampleEndpoints.listTasks)
+        _ = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        let failed = try metrics.expectCounter(
+            "rebound_attempts_total",
+            [("endpoint", "listTasksFailed"), ("outcome", "failure")]
+        )
+        #expect(failed.totalValue == 2)
+        let succeeded = try metrics.expectCounter(
+            "rebound_attempts_total",
+            [("endpoint", "listTasksFailed"), ("outcome", "success")]
+        )
+        #expect(succeeded.totalValue == 1)
+        #expect(
+            try metrics.expectCounter("rebound_recoveries_total", [("handler", "BackendTemporaryErrorHandler")])
+                .totalValue == 1)
+        #expect(try metrics.expectCounter("rebound_failures_total", [("chain", "AP8-HT404")]).totalValue == 1)
+    }
+
+    @Test func aCallIsOneSpanWithAnEventPerAttempt() async throws {
+        let tracer = InMemoryTracer()
+        let transport = ScriptedTransport([.status(.badGateway), .tasks])
+        let api = try APIDataManager(
+            baseURL: "https://api.example.com",
+            transport: transport,
+            handlers: [temporaryHandler()],
+            clock: TestClock(),
+            tracer: tracer
+        )
+        _ = try await api.send(SampleEndpoints.listTasks)
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(tracer.finishedSpans.count == 1)
+        #expect(span.operationName == "GET /tasks")
+        #expect(span.events.map(\.name) == ["attempt", "attempt"])
+        #expect(span.events.first?.attributes["rebound.chain"]?.toSpanAttribute() == "HT502")
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Rebound
+import ReboundTesting
+
+/// A task as the sample API returns it.
+struct TaskItem: Codable, Equatable, Sendable {
+    var id: Int
+    var title: String
+}
+
+enum SampleEndpoints {
+    static let listTasks = Endpoint<[TaskItem], APIErrorCode>(.get, "/tasks", errorCode: .listTasksFailed)
+    static let token = Endpoint<TaskItem, APIErrorCode>(
+        .post, "/token", body: Data("{}".utf8), errorCode: .getTokenFailed)
+}
+
+extension ScriptedTransport.Step {
+    static func json(_ text: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Self {
+        var fields = headers
+        fields[.contentType] = "application/json"
+        return .respond(status: status, headers: fields, body: Data(text.utf8))
+    }
+
+    static let tasks = json(#"[{"id":1,"title":"Label the picture"}]"#)
+
+    static func status(_ status: HTTPResponse.Status, retryAfter: String? = nil) -> Self {
+        var fields = HTTPFields()
+        if let retryAfter { fields[.retryAfter] = retryAfter }
+        return .respond(status: status, headers: fields, body: Data())
+    }
+}
+
+func makeManager(
+    _ transport: ScriptedTransport,
+    handlers: [any RecoverableErrorHandler] = [],
+    limits: RequestLimits = RequestLimits(),
+    clock: TestClock = TestClock(),
+    logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+) throws -> APIDataManager {
+    try APIDataManager(
+        baseURL: "https://api.example.com/v1",
+        transport: transport,
+        handlers: handlers,
+        limits: limits,
+        clock: clock,
+        logger: logger
+    )
+}
+
+/// A seeded backend-temporary handler with a fixed schedule (no jitter) unless told otherwise.
+func temporaryHandler(
+    jitter: Jitter = .none,
+    budget: RetryBudget = RetryBudget(),
+    addsIdempotencyKey: Bool = false,
+    seed: UInt64 = 7
+) -> BackendTemporaryErrorHandler {
+    BackendTemporaryErrorHandler(
+        configuration: .init(
+            backoff: Backoff(base: .milliseconds(200), multiplier: 2, cap: .seconds(10), jitter: jitter),
+            addsIdempotencyKey: addsIdempotencyKey
+        ),
+        budget: budget,
+        random: SeededRandom(seed: seed),
+        now: { Date(timeIntervalSince1970: 1_700_000_000) }
+    )
+}
+
+/// A handler that records being asked and answers as told.
+final class ProbeHandler: RecoverableErrorHandler, @unchecked Sendable {
+    let name: String
+    private let answer: @Sendable (FailedAttempt) throws -> RecoveryDecision
+    private let asked = Locked<[Int]>([])
+
+    init(_ name: String, answer: @escaping @Sendable (FailedAttempt) throws -> RecoveryDecision) {
+        self.name = name
+        self.answer = answer
+    }
+
+    var attemptsAsked: [Int] { asked.withLock { $0 } }
+
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
+        asked.withLock { $0.append(failure.attempt) }
+        return try answer(failure)
+    }
+}
+
+/// A swift-log handler that keeps every line, for tests of what is logged.
+final class RecordingLogHandler: LogHandler, @unchecked Sendable {
+    struct Line { var level: Logger.Level; var message: String; var metadata: Logger.Metadata }
+    let lines = Locked<[Line]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.withLock {
+            $0.append(Line(level: event.level, message: "\(event.message)", metadata: event.metadata ?? [:]))
+        }
+    }
+
+    var rendered: [String] {
+        lines.withLock { lines in
+            lines.map { line in
+                line.message + " "
+                    + line.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
+        }
+    }
+}
