@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "ReboundCurl", targets: ["ReboundCurl"]),
         .library(name: "ReboundTesting", targets: ["ReboundTesting"]),
         .library(name: "ReboundMockBackend", targets: ["ReboundMockBackend"]),
+        .executable(name: "rebound", targets: ["ReboundCLI"]),
+        .executable(name: "mock-backend", targets: ["MockBackendServer"]),
+        .executable(name: "task-client", targets: ["TaskClient"]),
         .executable(name: "transport-demo", targets: ["TransportDemo"]),
         .executable(name: "transport-benchmark", targets: ["TransportBenchmark"]),
     ],
@@ -19,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // The core: errors, chains, the transport protocol. No C, no server.
@@ -58,6 +62,34 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The `rebound` command-line tool.
+        .executableTarget(
+            name: "ReboundCLI",
+            dependencies: [
+                "Rebound", "ReboundCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The mock backend as a standalone server.
+        .executableTarget(
+            name: "MockBackendServer",
+            dependencies: [
+                "ReboundMockBackend",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The example: a task client built the way the talk recommends.
+        .executableTarget(
+            name: "TaskClient",
+            dependencies: [
+                "Rebound", "ReboundCurl", "ReboundMockBackend",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/TaskClient"
+        ),
         .executableTarget(
             name: "TransportDemo",
             dependencies: ["Rebound", "ReboundCurl", "ReboundMockBackend"],
@@ -65,7 +97,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "TransportBenchmark",
-            dependencies: ["Rebound", "ReboundCurl", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: [
+                "Rebound", "ReboundCurl", "ReboundTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             path: "Benchmarks/TransportBenchmark"
         ),
         .testTarget(
@@ -78,6 +113,20 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        .testTarget(
+            name: "ReboundMockBackendTests",
+            dependencies: [
+                "ReboundMockBackend", "Rebound", "ReboundCurl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // Runs the built executables (rebound, mock-backend, task-client) and checks their output.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "ReboundCLI", "MockBackendServer", "TaskClient", "ReboundMockBackend",
             ]
         ),
         .testTarget(

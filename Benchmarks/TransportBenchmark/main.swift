@@ -15,6 +15,12 @@ enum ClientName: String, CaseIterable {
     case rebound
     /// Rebound's `CurlTransport`, with the benchmark's tasks on the transport's own executor.
     case reboundLoop = "rebound-loop"
+    /// Rebound's `APIDataManager` with the three built-in handlers over `CurlTransport`.
+    case pipeline
+    /// The same, with the benchmark's tasks on the transport's own executor.
+    case pipelineLoop = "pipeline-loop"
+    /// One recovery decision, in-process (no network; `--url` and `--expect-bytes` are ignored).
+    case decision
     /// Foundation's `URLSession`.
     case urlsession
 }
@@ -30,10 +36,19 @@ do {
     exit(2)
 }
 
+if ClientName(rawValue: options.client) == .decision {
+    print(try await RecoveryDecisionBenchmark.run(iterations: options.requests))
+    exit(0)
+}
+
 let client: any BenchmarkClient
 switch ClientName(rawValue: options.client) {
 case .rebound, .reboundLoop:
     client = ReboundClient(url: options.url)
+case .pipeline, .pipelineLoop:
+    client = try PipelineClient(url: options.url)
+case .decision:
+    fatalError("handled above")
 case .urlsession:
     client = URLSessionClient(url: options.url, concurrency: options.concurrency)
 case nil:
@@ -45,6 +60,8 @@ case nil:
 let runner = BenchmarkRunner(client: client, options: options, startUsage: startUsage)
 let report: BenchmarkReport
 if ClientName(rawValue: options.client) == .reboundLoop, let executor = (client as? ReboundClient)?.executor {
+    report = await withTaskExecutorPreference(executor) { await runner.run() }
+} else if ClientName(rawValue: options.client) == .pipelineLoop, let executor = (client as? PipelineClient)?.executor {
     report = await withTaskExecutorPreference(executor) { await runner.run() }
 } else {
     report = await runner.run()

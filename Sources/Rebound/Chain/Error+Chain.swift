@@ -13,6 +13,20 @@ extension Error {
     /// The chain of this error as plain values, ready to render, query, log or encode.
     public var chain: ErrorChain { ErrorChain(self) }
 
+    /// The short form of this error's chain, such as `AP8-HT503`: the same text as `chain.short`,
+    /// worked out without building the links' reasons and context.
+    public var shortChain: String {
+        var parts: [String] = []
+        for error in causalChain {
+            if let layered = error as? any LayeredError {
+                parts.append(layered.shortName + String(layered.codeValue))
+            } else {
+                parts.append(ErrorChain.Link(foreign: error).short)
+            }
+        }
+        return parts.joined(separator: "-")
+    }
+
     /// The innermost cause: the error at the bottom of the chain (the error itself if it wraps nothing).
     public var rootCause: any Error { causalChain.last ?? self }
 

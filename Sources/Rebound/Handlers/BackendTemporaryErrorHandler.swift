@@ -61,6 +61,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     /// The header that makes a non-idempotent request safe to retry.
     public static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
 
+    public let name = "BackendTemporaryErrorHandler"
     public let configuration: Configuration
     /// The budget shared by every request this handler serves.
     public let budget: RetryBudget

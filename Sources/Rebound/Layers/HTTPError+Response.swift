@@ -32,8 +32,9 @@ extension LayerError where Code == HTTPStatusCode {
             context[Self.contentLengthKey] = ErrorContext.Value(contentLength)
         }
         let phrase = response.status.reasonPhrase.trimmingSpaces
+        // The registered phrase needs no screening; only a server's own words do.
         let reason =
-            phrase.isEmpty
+            phrase.isEmpty || phrase == code.standardReasonPhrase
             ? code.standardReasonPhrase
             : UntrustedText.identifier(phrase)
         self.init(code, cause: cause, reason: reason, context: context, fileID: fileID, line: line)

@@ -52,8 +52,16 @@ public struct HTTPStatusCode: ErrorCode, CustomStringConvertible {
     /// The `no` prefix makes the name a valid identifier, the same as the static member of the
     /// status, so the name in a chain can be searched for in code.
     public var name: String {
-        "no\(rawValue)" + (standardReasonPhrase.map(Self.upperCamelCase) ?? "")
+        Self.names[rawValue] ?? "no\(rawValue)"
     }
+
+    /// Every registered status's name, worked out once: a failure's chain names its status, and
+    /// deriving the name from the phrase each time would cost more than the rest of the failure.
+    private static let names: [Int: String] = Dictionary(
+        uniqueKeysWithValues: standardReasonPhrases.map { status, phrase in
+            (status, "no\(status)" + upperCamelCase(phrase))
+        }
+    )
 
     /// The reason phrase registered with IANA for this status, such as `"Too Many Requests"`.
     ///

@@ -50,6 +50,9 @@ public final class APIDataManager: Sendable {
     /// Transport options of every attempt (the timeout is set per attempt from the limits).
     public let transportOptions: TransportOptions
 
+    /// The handlers' names, read once: a handler's default name is its type's name, which is
+    /// costly to look up on every failure.
+    private let handlerNames: [String]
     private let scheme: String
     private let authority: String
     private let basePath: String
@@ -99,13 +102,17 @@ public final class APIDataManager: Sendable {
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
         self.transport = transport
         self.handlers = handlers
+        self.handlerNames = handlers.map(\.name)
         self.limits = limits
         self.backendErrorParser = backendErrorParser
         self.transportOptions = transportOptions
         self.clock = PipelineClock(clock)
         self.logger = logger
         self.instruments = PipelineInstruments(factory: metricsFactory ?? MetricsSystem.factory)
-        self.tracer = tracer
+        // Resolved once: looking the tracer up and opening a span on every call costs more than a
+        // whole successful call otherwise does. Without a tracer there is no span at all.
+        let resolved = tracer ?? InstrumentationSystem.tracer
+        self.tracer = resolved is NoOpTracer ? nil : resolved
     }
 
     /// Sends an API call, recovering from what the handlers can, and returns its decoded result.
@@ -125,7 +132,7 @@ public final class APIDataManager: Sendable {
         if let tracer {
             result = await Self.traced(by: tracer, call.label) { span in await run(call, span: span) }
         } else {
-            result = await withSpan(call.label, ofKind: .client) { span in await run(call, span: span) }
+            result = await run(call, span: nil)
         }
         return try result.get()
     }
@@ -137,10 +144,16 @@ public final class APIDataManager: Sendable {
         let endpoint: Endpoint<Response, Code>
         let fileID: String
         let line: Int
-
         /// `GET /v1/tasks`, without the query: queries may carry secrets.
-        var label: String {
-            "\(endpoint.method.rawValue) \(endpoint.path.split(separator: "?", maxSplits: 1).first ?? "")"
+        let label: String
+
+        init(endpoint: Endpoint<Response, Code>, fileID: String, line: Int) {
+            self.endpoint = endpoint
+            self.fileID = fileID
+            self.line = line
+            let path = endpoint.path
+            let withoutQuery = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(path[..<$0]) } ?? path
+            label = endpoint.method.rawValue + " " + withoutQuery
         }
     }
 
@@ -156,7 +169,7 @@ public final class APIDataManager: Sendable {
 
     private func run<Response, Code>(
         _ call: Call<Response, Code>,
-        span: any Span
+        span: (any Span)?
     ) async -> Result<Response, LayerError<Code>> {
         let endpoint = call.endpoint
         let limits = endpoint.limits ?? self.limits
@@ -180,10 +193,10 @@ public final class APIDataManager: Sendable {
                 line: call.line
             )
             error.attachments.append(AttemptHistory(attempts: history))
-            let chain = error.chain.short
+            let chain = error.shortChain
             instruments.recordFailure(chain: chain)
-            span.recordError(error)
-            span.attributes["rebound.chain"] = chain
+            span?.recordError(error)
+            span?.attributes["rebound.chain"] = chain
             logger.warning(
                 "request failed",
                 metadata: [
@@ -221,16 +234,16 @@ public final class APIDataManager: Sendable {
             switch outcome {
             case .success(let value, let response):
                 for handler in handlers { await handler.attemptDidSucceed(prepared) }
-                history.append(
-                    AttemptRecord(
+                if let span, span.isRecording {
+                    let record = AttemptRecord(
                         number: attempt,
                         status: response.status.code,
                         error: nil,
                         delayBefore: delayBefore,
                         duration: duration
                     )
-                )
-                span.addEvent(attemptEvent(history.last!))
+                    span.addEvent(attemptEvent(record))
+                }
                 logger.debug(
                     "attempt succeeded",
                     metadata: [
@@ -243,12 +256,12 @@ public final class APIDataManager: Sendable {
                 var record = AttemptRecord(
                     number: attempt,
                     status: response?.status.code,
-                    error: ErrorChain(error).short,
+                    error: error.shortChain,
                     delayBefore: delayBefore,
                     duration: duration
                 )
-                defer { span.addEvent(attemptEvent(record)) }
-                if error.chainContains(NetworkErrorCode.cancelled) || Task.isCancelled {
+                defer { if let span, span.isRecording { span.addEvent(attemptEvent(record)) } }
+                if Task.isCancelled || error.firstError(in: NetworkErrorCode.self)?.code == .cancelled {
                     history.append(record)
                     return fail(error)
                 }
@@ -268,7 +281,7 @@ public final class APIDataManager: Sendable {
                     history: history
                 )
                 var chosen: (name: String, plan: RetryPlan)?
-                for handler in handlers {
+                for (handler, name) in zip(handlers, handlerNames) {
                     let decision: RecoveryDecision
                     do {
                         decision = try await handler.recover(from: failure)
@@ -278,7 +291,7 @@ public final class APIDataManager: Sendable {
                         return fail(handlerFailure(error))
                     }
                     if case .didHandle(let plan) = decision {
-                        chosen = (handler.name, plan)
+                        chosen = (name, plan)
                         break
                     }
                 }
@@ -365,6 +378,7 @@ public final class APIDataManager: Sendable {
     private func logAttempt<Response, Code>(
         _ call: Call<Response, Code>, _ record: AttemptRecord, delay: Duration? = nil
     ) {
+        guard logger.logLevel <= .info else { return }
         var metadata: Logger.Metadata = [
             "endpoint": "\(call.label)", "attempt": "\(record.number)", "chain": "\(record.error ?? "")",
         ]

@@ -15,6 +15,7 @@ final class PipelineInstruments: Sendable {
     static let maximumChains = 200
 
     private struct Counters {
+        var successes: [String: Counter] = [:]
         var attempts: [String: Counter] = [:]
         var recoveries: [String: Counter] = [:]
         var failures: [String: Counter] = [:]
@@ -22,14 +23,18 @@ final class PipelineInstruments: Sendable {
 
     private let counters = Locked(Counters())
     private let factory: any MetricsFactory
+    /// Whether metrics go anywhere: with swift-metrics' no-op factory, counting is skipped altogether.
+    private let isEnabled: Bool
 
     init(factory: any MetricsFactory) {
         self.factory = factory
+        isEnabled = !(factory is NOOPMetricsHandler)
     }
 
-    func recordAttempt(endpoint: String, succeeded: Bool) {
-        let key = succeeded ? "s" + endpoint : "f" + endpoint
-        counter(\.attempts, key) {
+    func recordAttempt(endpoint: @autoclosure () -> String, succeeded: Bool) {
+        guard isEnabled else { return }
+        let endpoint = endpoint()
+        counter(succeeded ? \.successes : \.attempts, endpoint) {
             Counter(
                 label: "rebound_attempts_total",
                 dimensions: [("endpoint", endpoint), ("outcome", succeeded ? "success" : "failure")],
@@ -39,12 +44,14 @@ final class PipelineInstruments: Sendable {
     }
 
     func recordRecovery(handler: String) {
+        guard isEnabled else { return }
         counter(\.recoveries, handler) {
             Counter(label: "rebound_recoveries_total", dimensions: [("handler", handler)], factory: factory)
         }.increment()
     }
 
     func recordFailure(chain: String) {
+        guard isEnabled else { return }
         let label =
             counters.withLock { $0.failures[chain] != nil || $0.failures.count < Self.maximumChains }
             ? chain : "other"

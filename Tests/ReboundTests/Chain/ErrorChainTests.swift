@@ -204,3 +204,15 @@ extension Result {
         return nil
     }
 }
+
+@Suite struct ShortChainTests {
+    @Test func theFastShortFormEqualsTheChainsShortForm() {
+        let errors: [any Error] = [
+            talkExample(),
+            LogicError(.loginFailed, cause: POSIXError(.ECONNRESET)),
+            APIError(.listTasksFailed, cause: BackendError(.validationFailure, nested: ValidationErrorCode.tooLong)),
+            ThirdPartyError.broke,
+        ]
+        for error in errors { #expect(error.shortChain == error.chain.short) }
+    }
+}
