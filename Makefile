@@ -1,28 +1,31 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup run test test-tsan lint format benchmark
+.PHONY: setup setup-tests run test test-tsan lint format benchmark
 
 setup:
 	@scripts/setup.sh
 
-## Sets up, then runs the demo against a mock backend started in-process.
+## Sets up, then runs the example: a task-marketplace session against a mock backend started in-process.
 run: setup
-	$(SWIFT) run -c release transport-demo
+	$(SWIFT) run task-client
+
+setup-tests:
+	@scripts/setup.sh --tests
 
 ## Sets up, then checks formatting, runs every test, and runs the tests again under the thread sanitizer.
-test: setup lint
+test: setup-tests lint
 	$(SWIFT) test
 	$(MAKE) test-tsan
 
-test-tsan: setup
+test-tsan: setup-tests
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
 
 ## Release-mode transport benchmark against nginx, C libcurl and URLSession (see docs/performance.md).
 benchmark: setup

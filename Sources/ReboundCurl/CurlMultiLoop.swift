@@ -44,9 +44,13 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
     private var nextStallCheck: UInt64 = 0
 
-    init?(maxConnections: Int, maxConnectionsPerHost: Int) {
+    /// The CA file every easy handle trusts, if not the system's.
+    private let certificateAuthorityFile: String?
+
+    init?(maxConnections: Int, maxConnectionsPerHost: Int, certificateAuthorityFile: String? = nil) {
         guard CurlGlobal.initialize(), let multi = curl_multi_init() else { return nil }
         self.multi = multi
+        self.certificateAuthorityFile = certificateAuthorityFile
         _ = rebound_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
         _ = rebound_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
         _ = rebound_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -83,7 +87,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             handle.prepareForReuse()
             return handle
         }
-        return CurlTransfer.makeHandle()
+        return CurlTransfer.makeHandle(certificateAuthorityFile: certificateAuthorityFile)
     }
 
     /// Queues a command and wakes the loop if it sleeps. Returns false once the loop has shut down.

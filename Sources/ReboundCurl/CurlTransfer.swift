@@ -184,8 +184,12 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// A new easy handle wired to the transfer callbacks.
-    static func makeHandle() -> CurlEasyHandle? {
-        CurlEasyHandle(writeBody: curlWriteBody, writeHeader: curlWriteHeader)
+    static func makeHandle(certificateAuthorityFile: String?) -> CurlEasyHandle? {
+        guard let handle = CurlEasyHandle(writeBody: curlWriteBody, writeHeader: curlWriteHeader) else { return nil }
+        if let certificateAuthorityFile, handle.set(CURLOPT_CAINFO, certificateAuthorityFile) != CURLE_OK {
+            return nil
+        }
+        return handle
     }
 
     /// Records, from any thread, that the caller's task was cancelled, for a transfer not yet started.

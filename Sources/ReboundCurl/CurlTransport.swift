@@ -35,15 +35,20 @@ public final class CurlTransport: HTTPTransport {
         public var maxConnectionsPerHost: Int
         /// The options of a request sent without options of its own.
         public var defaultOptions: TransportOptions
+        /// A PEM file of certificate authorities to trust instead of the system's, for servers with
+        /// a private CA (an internal service, a test server). `nil`, the default, trusts the system's.
+        public var certificateAuthorityFile: String?
 
         public init(
             maxCachedConnections: Int = 64,
             maxConnectionsPerHost: Int = 32,
-            defaultOptions: TransportOptions = TransportOptions()
+            defaultOptions: TransportOptions = TransportOptions(),
+            certificateAuthorityFile: String? = nil
         ) {
             self.maxCachedConnections = maxCachedConnections
             self.maxConnectionsPerHost = maxConnectionsPerHost
             self.defaultOptions = defaultOptions
+            self.certificateAuthorityFile = certificateAuthorityFile
         }
     }
 
@@ -59,7 +64,8 @@ public final class CurlTransport: HTTPTransport {
         self.configuration = configuration
         loop = CurlMultiLoop(
             maxConnections: max(1, configuration.maxCachedConnections),
-            maxConnectionsPerHost: max(0, configuration.maxConnectionsPerHost)
+            maxConnectionsPerHost: max(0, configuration.maxConnectionsPerHost),
+            certificateAuthorityFile: configuration.certificateAuthorityFile
         )
     }
 

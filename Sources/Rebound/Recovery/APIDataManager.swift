@@ -384,7 +384,10 @@ public final class APIDataManager: Sendable {
         ]
         if let status = record.status { metadata["status"] = "\(status)" }
         if let handler = record.handler { metadata["handler"] = "\(handler)" }
-        if let delay { metadata["delay"] = "\(delay)" }
+        if let delay {
+            let (seconds, attoseconds) = delay.components
+            metadata["delay"] = "\(String(format: "%.3f", Double(seconds) + Double(attoseconds) / 1e18)) s"
+        }
         logger.info(record.handler == nil ? "attempt failed" : "attempt failed, recovering", metadata: metadata)
     }
 

@@ -256,7 +256,7 @@ import Tracing
         #expect(lines[0].contains("attempt=1"))
         #expect(lines[0].contains("chain=HT503"))
         #expect(lines[0].contains("handler=BackendTemporaryErrorHandler"))
-        #expect(lines[0].contains("delay=0.2 seconds"))
+        #expect(lines[0].contains("delay=0.200 s"))
         #expect(lines[1].contains("chain=HT404"))
         #expect(lines[2].contains("chain=AP8-HT404"))
         for line in lines {

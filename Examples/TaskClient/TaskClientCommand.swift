@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Rebound
+import ReboundCurl
+import ReboundMockBackend
+
+/// `task-client`: a session against the task marketplace, recovering from what it can and
+/// explaining what it can't.
+@main
+struct TaskClientCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "task-client",
+        abstract: "Walks a session against the task marketplace, recovering from failures on the way.",
+        discussion: """
+            By default it starts the mock backend in this process, so it needs no set-up. With \
+            --backend it drives a standalone one (started with `mock-backend`), which it scripts \
+            through the backend's control routes and resets first.
+
+            Each step meets one kind of failure on cue (an expired token, an outage, rate limiting, \
+            a dropped connection, a captcha, a validation error, broken data); the log shows every \
+            attempt and handler decision, and the result shows what a person would see.
+
+            The captcha is answered at a prompt when standard input is a terminal; otherwise with \
+            --captcha-answer, or automatically. So `task-client < /dev/null` runs unattended.
+
+            Examples:
+              task-client
+              task-client --backend http://127.0.0.1:8080
+              task-client --captcha-answer 7 < /dev/null
+            """
+    )
+
+    @Option(help: "The base URL of a running mock-backend, instead of starting one in this process.")
+    var backend: String?
+
+    @Option(help: "The answer to give every captcha, instead of asking or solving it.")
+    var captchaAnswer: String?
+
+    @Option(help: "The seed of the in-process backend and of the retry jitter.")
+    var seed: UInt64 = 7
+
+    @Flag(help: "Hide the attempt log; show only the steps and what a person would see.")
+    var quiet = false
+
+    func run() async throws {
+        let transport = CurlTransport()
+        defer { transport.shutdown() }
+
+        var inProcess: MockBackend?
+        let baseURL: String
+        if let backend {
+            baseURL = backend
+        } else {
+            inProcess = try await MockBackend.start(configuration: .init(seed: seed))
+            baseURL = inProcess!.baseURL
+        }
+        Console.write("Task client — backend \(baseURL)\(inProcess == nil ? "" : " (in this process)")")
+
+        let control = try BackendControl(baseURL: baseURL, transport: transport)
+        if inProcess == nil { try await control.reset() }
+
+        var logger = Logger(label: "task-client") { _ in ConsoleLogHandler() }
+        logger.logLevel = quiet ? .critical : .info
+        let interactor = try makeInteractor(baseURL: baseURL, transport: transport, logger: logger)
+        let presenter = ErrorPresenter(build: BuildIdentity(version: "1.0.0", revision: "example"))
+
+        let surprises = try await Walkthrough(interactor: interactor, control: control, presenter: presenter).run()
+        try await inProcess?.shutdown()
+        if surprises > 0 {
+            Console.write("\n\(surprises) step(s) did not end as expected.")
+            throw ExitCode.failure
+        }
+        Console.write("\nEvery step ended as expected.")
+    }
+
+    /// Builds the layers: three data managers over one transport, with the handlers each needs.
+    private func makeInteractor(baseURL: String, transport: CurlTransport, logger: Logger) throws -> TaskInteractor {
+        let budget = RetryBudget()
+        let temporary = BackendTemporaryErrorHandler(
+            configuration: .init(addsIdempotencyKey: true),
+            budget: budget,
+            random: SeededRandom(seed: seed)
+        )
+        // Refreshing and verifying go through managers without the handler that called them.
+        let plain = TaskAPI(
+            manager: try APIDataManager(baseURL: baseURL, transport: transport, handlers: [temporary], logger: logger))
+        let credentials = InMemoryCredentialStore()
+        let auth = AuthRefreshHandler(store: credentials) { expired in
+            guard let refreshToken = expired?.refreshToken else { throw RecoveryError(.noCredential) }
+            let tokens = try await plain.refresh(refreshToken)
+            return Credential(
+                accessToken: tokens.accessToken,
+                refreshToken: tokens.refreshToken,
+                expiresAt: Date().addingTimeInterval(TimeInterval(tokens.expiresIn))
+            )
+        }
+        let authenticated = TaskAPI(
+            manager: try APIDataManager(
+                baseURL: baseURL, transport: transport, handlers: [temporary, auth], logger: logger))
+        let captcha = CaptchaRequiredHandler(
+            solver: CaptchaAnswerer(fixedAnswer: captchaAnswer),
+            verifier: CaptchaVerification(api: authenticated)
+        )
+        let full = TaskAPI(
+            manager: try APIDataManager(
+                baseURL: baseURL, transport: transport, handlers: [temporary, auth, captcha], logger: logger))
+        return TaskInteractor(api: full, credentials: credentials)
+    }
+}
+
+/// Submits a captcha answer to the backend's verification route.
+struct CaptchaVerification: CaptchaVerifier {
+    let api: TaskAPI
+
+    func verify(_ challenge: CaptchaChallenge, answer: String) async throws {
+        try await api.verifyCaptcha(id: challenge.id, answer: answer)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import Rebound
+import ReboundCurl
+import Testing
+
+/// What only TLS shows: HTTP/2 by ALPN, certificate checks, and redirects down to http.
+@Suite(.serialized, .enabled(if: TLSServerFixture.isAvailable, "needs nginx and openssl (scripts/setup.sh)"))
+final class CurlTransportTLSTests {
+    let server: TLSServerFixture
+    let transport: CurlTransport
+
+    init() throws {
+        server = try TLSServerFixture()
+        transport = CurlTransport(configuration: .init(certificateAuthorityFile: server.certificateFile))
+    }
+
+    deinit {
+        transport.shutdown()
+        server.stop()
+    }
+
+    func request(_ path: String) -> HTTPRequest {
+        HTTPRequest(method: .get, scheme: "https", authority: "127.0.0.1:\(server.tlsPort)", path: path)
+    }
+
+    @Test func http2IsUsedWhenTheServerOffersIt() async throws {
+        let response = try await transport.send(request("/hello"))
+        #expect(response.status == .ok)
+        #expect(response.info.httpVersion == "2")
+        #expect(String(decoding: response.body, as: UTF8.self) == "hello over TLS")
+    }
+
+    @Test func http1CanBeForced() async throws {
+        var options = TransportOptions()
+        options.httpVersion = .http1
+        let response = try await transport.send(request("/hello"), body: nil, options: options)
+        #expect(response.info.httpVersion == "1.1")
+    }
+
+    @Test func aRedirectFromHTTPSDownToHTTPIsNeverFollowed() async throws {
+        let error = await #expect(throws: NetworkError.self) { try await transport.send(request("/to-plain")) }
+        #expect(error?.code == .insecureRedirect)
+    }
+
+    @Test func aRedirectThatStaysOnHTTPSIsFollowed() async throws {
+        let response = try await transport.send(request("/to-tls"))
+        #expect(response.status == .ok)
+        #expect(response.info.redirectCount == 1)
+    }
+
+    @Test func anUntrustedCertificateIsATLSFailure() async throws {
+        let untrusting = CurlTransport()
+        defer { untrusting.shutdown() }
+        let error = await #expect(throws: NetworkError.self) { try await untrusting.send(request("/hello")) }
+        #expect(error?.code == .tlsFailure)
+    }
+}

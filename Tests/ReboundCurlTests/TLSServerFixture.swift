@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+
+/// An nginx on loopback that speaks TLS with HTTP/2, with a certificate made for the test run.
+///
+/// The mock backend speaks plain HTTP/1.1; this covers what only TLS shows: HTTP/2 negotiated by
+/// ALPN, certificate checks, and redirects from https down to http. `scripts/setup.sh` installs
+/// nginx and openssl; without them the tests that need this fixture are skipped, visibly.
+final class TLSServerFixture {
+    struct SetupError: Error, CustomStringConvertible { var description: String }
+
+    static var isAvailable: Bool { executable("nginx") != nil && executable("openssl") != nil }
+
+    let directory: URL
+    let tlsPort: Int
+    let plainPort: Int
+    /// The certificate the server presents, to trust in the transport.
+    var certificateFile: String { directory.appendingPathComponent("cert.pem").path }
+    private let process: Process
+
+    init() throws {
+        guard let nginx = Self.executable("nginx"), let openssl = Self.executable("openssl") else {
+            throw SetupError(description: "nginx and openssl are needed; run scripts/setup.sh")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("rebound-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: directory.appendingPathComponent("logs"), withIntermediateDirectories: true)
+        try Self.run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+                "-keyout", directory.appendingPathComponent("key.pem").path,
+                "-out", directory.appendingPathComponent("cert.pem").path,
+            ])
+        tlsPort = try BlackholeListener.unusedPort()
+        plainPort = try BlackholeListener.unusedPort()
+        let configuration = """
+            daemon off;
+            worker_processes 1;
+            pid \(directory.path)/nginx.pid;
+            error_log \(directory.path)/logs/error.log;
+            events { worker_connections 64; }
+            http {
+                access_log off;
+                client_body_temp_path \(directory.path);
+                proxy_temp_path \(directory.path);
+                fastcgi_temp_path \(directory.path);
+                uwsgi_temp_path \(directory.path);
+                scgi_temp_path \(directory.path);
+                server {
+                    listen 127.0.0.1:\(tlsPort) ssl http2;
+                    ssl_certificate \(directory.path)/cert.pem;
+                    ssl_certificate_key \(directory.path)/key.pem;
+                    location = /hello { return 200 "hello over TLS"; }
+                    location = /to-plain { return 302 http://127.0.0.1:\(plainPort)/hello; }
+                    location = /to-tls { return 302 https://127.0.0.1:\(tlsPort)/hello; }
+                }
+                server {
+                    listen 127.0.0.1:\(plainPort);
+                    location = /hello { return 200 "hello in clear text"; }
+                }
+            }
+            """
+        let configurationFile = directory.appendingPathComponent("nginx.conf")
+        try configuration.write(to: configurationFile, atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-c", configurationFile.path, "-p", directory.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try Self.waitUntilListening(on: tlsPort)
+        try Self.waitUntilListening(on: plainPort)
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func executable(_ name: String) -> String? {
+        for directory in ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin", "/sbin", "/bin"] {
+            let path = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    private static func run(_ executable: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw SetupError(
+                description: "\(executable) \(arguments.first ?? "") failed with \(process.terminationStatus)")
+        }
+    }
+
+    /// Waits, at most five seconds, until something accepts connections on the port.
+    private static func waitUntilListening(on port: Int) throws {
+        for _ in 0..<500 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            close(fd)
+            if connected == 0 { return }
+            usleep(10_000)
+        }
+        throw SetupError(description: "nginx did not start listening on port \(port)")
+    }
+}
