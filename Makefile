@@ -22,10 +22,10 @@ test-tsan: setup-tests
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
 
 ## Release-mode transport benchmark against nginx, C libcurl and URLSession (see docs/performance.md).
 benchmark: setup

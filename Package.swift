@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "task-client", targets: ["TaskClient"]),
         .executable(name: "transport-demo", targets: ["TransportDemo"]),
         .executable(name: "transport-benchmark", targets: ["TransportBenchmark"]),
+        .executable(name: "decoding-benchmark", targets: ["DecodingBenchmark"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -102,6 +103,11 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Benchmarks/TransportBenchmark"
+        ),
+        .executableTarget(
+            name: "DecodingBenchmark",
+            dependencies: ["Rebound"],
+            path: "Benchmarks/DecodingBenchmark"
         ),
         .testTarget(
             name: "ReboundTests",

@@ -1,6 +1,7 @@
 /// A request the loopback server answers, and how it answers it.
 ///
-/// A route matches a method (or any method) and an exact path, without the query. A `GET` route also
+/// A route matches a method (or any method) and an exact path, without the query, or, made with
+/// ``init(_:pathPrefix:handler:)``, a path and every path below it. A `GET` route also
 /// answers `HEAD`, as servers do; the server sends the head of its reply without the body. The server
 /// asks its routes in order and the first that matches handles the request; a request no route
 /// matches gets `404 Not Found`.
@@ -16,6 +17,10 @@ public struct LoopbackRoute: Sendable {
     public var method: String?
     /// The exact path the route answers, such as `"/hello"`.
     public var path: String
+    /// Whether the route also answers every path below ``path``, such as `/v1/tasks/7` for `/v1`.
+    ///
+    /// An API with identifiers in its paths routes them itself, behind one route for its prefix.
+    public var includesSubpaths: Bool
     /// Decides the reply to a matching request.
     public var handler: LoopbackServer.Handler
 
@@ -30,7 +35,22 @@ public struct LoopbackRoute: Sendable {
     public init(_ method: String? = nil, _ path: String, handler: @escaping LoopbackServer.Handler) {
         self.method = method
         self.path = path
+        self.includesSubpaths = false
         self.handler = handler
+    }
+
+    /// Creates a route that answers `pathPrefix` and every path below it.
+    ///
+    /// `LoopbackRoute(pathPrefix: "/v1")` answers `/v1`, `/v1/` and `/v1/tasks/7`, but not `/v10`;
+    /// `LoopbackRoute(pathPrefix: "/")` answers every path.
+    ///
+    /// - Parameters:
+    ///   - method: The method to match, or `nil`, the default, to match every method.
+    ///   - pathPrefix: The path to match with everything below it.
+    ///   - handler: Decides the reply; see ``init(_:_:handler:)``.
+    public init(_ method: String? = nil, pathPrefix: String, handler: @escaping LoopbackServer.Handler) {
+        self.init(method, pathPrefix, handler: handler)
+        includesSubpaths = true
     }
 
     /// Creates a route that answers every method on `path`.
@@ -42,9 +62,16 @@ public struct LoopbackRoute: Sendable {
         self.init(nil, path, handler: handler)
     }
 
+    /// What the paths below ``path`` start with: the path and one slash.
+    private var subpathPrefix: String {
+        path.hasSuffix("/") ? path : path + "/"
+    }
+
     /// Whether the route answers `request`.
     public func matches(_ request: LoopbackRequest) -> Bool {
-        guard request.path == path else { return false }
+        guard request.path == path || (includesSubpaths && request.path.hasPrefix(subpathPrefix)) else {
+            return false
+        }
         guard let method else { return true }
         return method == request.method || (method == "GET" && request.method == "HEAD")
     }

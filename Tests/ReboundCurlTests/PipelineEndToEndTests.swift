@@ -114,7 +114,8 @@ import Testing
         )
         let call = Task { try await api.send(Self.list) }
         for _ in 0..<1000 where server.requests(to: "/tasks") == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(50))
+        // Long enough for the 503 to arrive; the 30 s backoff then begins, or has yet to.
+        try await Task.sleep(for: .milliseconds(300))
         call.cancel()
         let error = await #expect(throws: LayerError<SampleCode>.self) { try await call.value }
         #expect(error?.chain.short == "AP8-RE40-HT503")

@@ -62,7 +62,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         public var handlesForbidden: Bool
         /// Backend codes that mean a refresh cannot help, even with a 401.
         public var unrefreshableCodes: Set<BackendErrorCode>
-        /// The most refreshes (calls to the refresher) allowed within ``window``.
+        /// The most refreshes (calls to the refresher) allowed within ``window``; at least 1.
         public var maxRefreshes: Int
         /// The period ``maxRefreshes`` counts over.
         public var window: Duration

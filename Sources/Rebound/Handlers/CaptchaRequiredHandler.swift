@@ -41,7 +41,8 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
     public struct Configuration: Sendable, Hashable {
         /// The statuses a captcha-required answer may have; `nil` for any.
         public var statuses: Set<Int>?
-        /// The most captchas this handler gets solved for one request.
+        /// The most captchas this handler gets solved for one request; 0 turns every captcha into
+        /// ``RecoveryErrorCode/captchaAttemptsExhausted`` without asking anyone.
         public var maxChallengesPerRequest: Int
 
         public init(statuses: Set<Int>? = nil, maxChallengesPerRequest: Int = 2) {

@@ -36,7 +36,7 @@ public enum RecoveryErrorCode: Int, ErrorCode, CaseIterable {
     case refreshFailed = 10
     /// The backend answered 401 again right after a fresh credential: refreshing once more cannot help.
     case refreshRejected = 11
-    /// The credential was refreshed more times in a row than allowed, which points at a loop.
+    /// The credential was refreshed more times within a short window than allowed, which points at a loop.
     case tooManyRefreshes = 12
     /// The request needs a credential and there is none (nobody is signed in).
     case noCredential = 13
@@ -47,7 +47,7 @@ public enum RecoveryErrorCode: Int, ErrorCode, CaseIterable {
     case captchaCancelled = 20
     /// Getting or submitting the captcha failed (its error is the cause).
     case captchaFailed = 21
-    /// The person answered the captcha wrongly as many times as allowed.
+    /// The backend asked for a captcha on this request more times than allowed.
     case captchaAttemptsExhausted = 22
 
     // MARK: Handlers

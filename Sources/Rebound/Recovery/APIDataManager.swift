@@ -49,6 +49,9 @@ public final class APIDataManager: Sendable {
     public let backendErrorParser: (any BackendErrorParser)?
     /// Transport options of every attempt (the timeout is set per attempt from the limits).
     public let transportOptions: TransportOptions
+    /// Receives what the decoding of resilient endpoints recovered from, for endpoints without an
+    /// observer of their own.
+    public let partialDecodingObserver: (any PartialDecodingObserver)?
 
     /// The handlers' names, read once: a handler's default name is its type's name, which is
     /// costly to look up on every failure.
@@ -70,6 +73,9 @@ public final class APIDataManager: Sendable {
     ///   - limits: The limits of calls that have none of their own.
     ///   - backendErrorParser: Reads the backend's error payload; `nil` reports statuses alone.
     ///   - transportOptions: Options of every attempt; the timeout comes from the limits.
+    ///   - partialDecodingObserver: Receives the errors resilient endpoints recovered from, when
+    ///     they have no observer of their own; `nil` leaves them to the calling task's
+    ///     ``ResilientDecoding/observer``.
     ///   - clock: Measures deadlines and waits; inject a test clock in tests.
     ///   - logger: One line per attempt. Secrets are never logged: only methods, paths without
     ///     their query, statuses, chains, handler names and delays.
@@ -84,6 +90,7 @@ public final class APIDataManager: Sendable {
         limits: RequestLimits = RequestLimits(),
         backendErrorParser: (any BackendErrorParser)? = JSONBackendErrorParser(),
         transportOptions: TransportOptions = TransportOptions(),
+        partialDecodingObserver: (any PartialDecodingObserver)? = nil,
         clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "rebound.api", factory: { _ in SwiftLogNoOpLogHandler() }),
         metricsFactory: (any MetricsFactory)? = nil,
@@ -106,6 +113,7 @@ public final class APIDataManager: Sendable {
         self.limits = limits
         self.backendErrorParser = backendErrorParser
         self.transportOptions = transportOptions
+        self.partialDecodingObserver = partialDecodingObserver
         self.clock = PipelineClock(clock)
         self.logger = logger
         self.instruments = PipelineInstruments(factory: metricsFactory ?? MetricsSystem.factory)
@@ -183,6 +191,7 @@ public final class APIDataManager: Sendable {
         )
         var history: [AttemptRecord] = []
         var delayBefore = Duration.zero
+        var lastFailure: (any Error)?
 
         func fail(_ cause: any Error) -> Result<Response, LayerError<Code>> {
             var error = LayerError<Code>(
@@ -208,7 +217,7 @@ public final class APIDataManager: Sendable {
 
         for attempt in 1...limits.maxAttempts {
             if Task.isCancelled {
-                return fail(RecoveryError(.cancelled, cause: history.isEmpty ? CancellationError() : nil))
+                return fail(RecoveryError(.cancelled, cause: lastFailure ?? CancellationError()))
             }
             do {
                 // Preparing changes the request for good: what a handler adds once (an idempotency
@@ -253,6 +262,7 @@ public final class APIDataManager: Sendable {
                 return .success(value)
 
             case .failure(let error, let response):
+                lastFailure = error
                 var record = AttemptRecord(
                     number: attempt,
                     status: response?.status.code,
@@ -261,9 +271,14 @@ public final class APIDataManager: Sendable {
                     duration: duration
                 )
                 defer { if let span, span.isRecording { span.addEvent(attemptEvent(record)) } }
-                if Task.isCancelled || error.firstError(in: NetworkErrorCode.self)?.code == .cancelled {
+                if error.firstError(in: NetworkErrorCode.self)?.code == .cancelled {
                     history.append(record)
                     return fail(error)
+                }
+                if Task.isCancelled {
+                    // Cancelled after the answer came, before any wait: no retry, and the chain says why.
+                    history.append(record)
+                    return fail(RecoveryError(.cancelled, cause: error, reason: "Cancelled before retrying."))
                 }
                 if attempt == limits.maxAttempts {
                     history.append(record)
@@ -360,10 +375,20 @@ public final class APIDataManager: Sendable {
             return .failure(failure, response)
         }
         do {
-            return .success(try endpoint.decode(response), response)
+            return .success(try decode(response, with: endpoint), response)
         } catch {
             return .failure(error, response)
         }
+    }
+
+    /// Decodes a successful response, with this data manager's observer of partial decoding
+    /// installed for resilient endpoints that have none of their own.
+    private func decode<Response, Code>(
+        _ response: TransportResponse,
+        with endpoint: Endpoint<Response, Code>
+    ) throws -> Response {
+        guard let partialDecodingObserver else { return try endpoint.decode(response) }
+        return try ResilientDecoding.$observer.withValue(partialDecodingObserver) { try endpoint.decode(response) }
     }
 
     /// A handler's own failure, as it appears in the chain.

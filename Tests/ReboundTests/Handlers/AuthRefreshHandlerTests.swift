@@ -213,6 +213,25 @@ import Testing
         #expect(refresher.calls == 1)
     }
 
+    @Test func aRequestThatReadTheStoreJustBeforeARefreshEndedDoesNotRefreshAgain() async throws {
+        // B reads the expired credential, A's refresh starts and ends, then B goes on: B must find
+        // that its credential was replaced meanwhile rather than refresh it a second time.
+        let store = PausingStore(Self.expired)
+        let refresher = FakeRefresher()
+        let handler = AuthRefreshHandler(store: store, refresher: refresher)
+        let failure = Self.failure(token: Self.expired.accessToken)
+
+        let pause = store.pauseNextRead()
+        let late = Task { try await handler.recover(from: failure) }
+        await pause.read.wait()
+        #expect(try await handler.recover(from: failure).isRetryNow)
+        #expect(refresher.calls == 1)
+        pause.release.open()
+        #expect(try await late.value.isRetryNow)
+        #expect(refresher.calls == 1)
+        #expect(await store.current()?.generation == 2)
+    }
+
     @Test func aFailedRefreshFailsEveryWaiterAndIsNotRepeatedForTheSameCredential() async throws {
         let store = InMemoryCredentialStore(Self.expired)
         let gate = Gate()
@@ -268,7 +287,13 @@ import Testing
         let waiting = Task { try await handler.recover(from: failure) }
         await refresher.started.wait()
         waiting.cancel()
+        // Should cancelling not end the wait, the gate opens anyway: the test fails rather than hangs.
+        let watchdog = Task {
+            _ = await eventually { false }
+            gate.open()
+        }
         await #expect(throws: CancellationError.self) { try await waiting.value }
+        watchdog.cancel()
         gate.open()
         // Another request with the same credential joins or follows the same refresh.
         #expect(try await handler.recover(from: failure).isRetryNow)
@@ -330,6 +355,30 @@ import Testing
             #expect(error?.code == .noCredential)
         }
         #expect(refresher.calls == 0)
+    }
+
+    @Test func aFailedRefreshWithoutACredentialIsForgottenOnceSomeoneSignsIn() async throws {
+        let store = InMemoryCredentialStore()
+        let refresher = FakeRefresher(failure: RefreshEndpointDown())
+        let handler = AuthRefreshHandler(
+            store: store, refresher: refresher, configuration: .init(refreshesWithoutCredential: true))
+        for _ in 0..<2 {
+            let error = await #expect(throws: RecoveryError.self) {
+                try await handler.recover(from: Self.failure(token: nil))
+            }
+            #expect(error?.code == .refreshFailed)
+        }
+        #expect(refresher.calls == 1)
+
+        // A sign-in, seen by the handler before the next request, and a sign-out.
+        await store.replace(with: Credential(accessToken: "signed-in-access"))
+        var request = Self.request(token: nil)
+        try await handler.prepare(&request)
+        await store.clear()
+
+        refresher.failure = nil
+        #expect(try await handler.recover(from: Self.failure(token: nil)).isRetryNow)
+        #expect(refresher.calls == 2)
     }
 
     @Test func withoutACredentialTheRefresherMayGetOneWhenConfigured() async throws {
@@ -482,6 +531,50 @@ private final class FakeRefresher: CredentialRefresher {
     }
 }
 
+/// An in-memory store whose next read can be held back after it has read the credential, to
+/// replay a race.
+private final class PausingStore: CredentialStore {
+    struct Pause {
+        /// Opens once the paused read has read the credential.
+        let read = Gate()
+        /// Lets the paused read return.
+        let release = Gate()
+    }
+
+    private let store: InMemoryCredentialStore
+    private let pause = Locked<Pause?>(nil)
+
+    init(_ credential: Credential) {
+        store = InMemoryCredentialStore(credential)
+    }
+
+    /// Holds back the next read until the returned pause's `release` opens.
+    func pauseNextRead() -> Pause {
+        let pause = Pause()
+        self.pause.withLock { $0 = pause }
+        return pause
+    }
+
+    func current() async -> Credential? {
+        let credential = await store.current()
+        if let pause = pause.withLock({ pause in
+            defer { pause = nil }; return pause
+        }) {
+            pause.read.open()
+            await pause.release.wait()
+        }
+        return credential
+    }
+
+    func replace(with credential: Credential) async -> Credential {
+        await store.replace(with: credential)
+    }
+
+    func clear() async {
+        await store.clear()
+    }
+}
+
 /// A one-way gate: tasks wait until it opens, without polling.
 private final class Gate: Sendable {
     private let state = Locked<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
@@ -506,10 +599,11 @@ private final class Gate: Sendable {
     }
 }
 
-/// Yields until `condition` holds, giving up after many yields (never sleeping).
+/// Yields until `condition` holds, giving up after many yields or when cancelled (never sleeping).
 private func eventually(_ condition: () -> Bool) async -> Bool {
     for _ in 0..<1_000_000 {
         if condition() { return true }
+        if Task.isCancelled { break }
         await Task.yield()
     }
     return condition()

@@ -176,7 +176,13 @@ import Testing
         let waiting = Task { try await handler.recover(from: Self.failure()) }
         await solver.started.wait()
         waiting.cancel()
+        // Should cancelling not end the wait, the gate opens anyway: the test fails rather than hangs.
+        let watchdog = Task {
+            _ = await eventually { false }
+            gate.open()
+        }
         await #expect(throws: CancellationError.self) { try await waiting.value }
+        watchdog.cancel()
         gate.open()
         #expect(try await handler.recover(from: Self.failure()).isRetryNow)
         #expect(solver.calls == 1)
@@ -416,10 +422,11 @@ private final class Gate: Sendable {
     }
 }
 
-/// Yields until `condition` holds, giving up after many yields (never sleeping).
+/// Yields until `condition` holds, giving up after many yields or when cancelled (never sleeping).
 private func eventually(_ condition: () -> Bool) async -> Bool {
     for _ in 0..<1_000_000 {
         if condition() { return true }
+        if Task.isCancelled { break }
         await Task.yield()
     }
     return condition()

@@ -229,6 +229,18 @@ import Tracing
         #expect(transport.requests.count == 1)
     }
 
+    @Test func aTaskCancelledWhileItsHandlersDecideEndsWithTheFailureItWasRecoveringFrom() async throws {
+        let cancelling = ProbeHandler("cancelling") { _ in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return .retryNow
+        }
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let api = try makeManager(transport, handlers: [cancelling])
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE40-HT503")
+        #expect(transport.requests.count == 1)
+    }
+
     @Test func aCancelledTaskStopsTheTransferInFlight() async throws {
         let transport = ScriptedTransport([.waitForCancellation, .tasks])
         let api = try makeManager(transport, handlers: [temporaryHandler()])

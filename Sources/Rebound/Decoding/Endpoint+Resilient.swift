@@ -1,0 +1,51 @@
+public import Foundation
+public import HTTPTypes
+
+extension Endpoint where Response: Decodable {
+    /// A call whose successful response is decoded resiliently, reporting what it recovered from.
+    ///
+    /// A response that decodes partly succeeds with what could be read: `@Resilient` properties
+    /// of `Response` leave out or replace what failed. Each recovered error then goes, as
+    /// `LayerError(errorCode, cause: JSONError(…))` (short chain `AP8-JS1-DE1`), to `observer`,
+    /// or when the endpoint has none, to ``ResilientDecoding/observer`` of the calling task. A
+    /// response that cannot be decoded at all fails the call as with the plain initializer, with
+    /// the JSON layer in its chain (`AP8-JS3-DE3`).
+    ///
+    /// ```swift
+    /// let listTasks = Endpoint<TaskList, APIErrorCode>(
+    ///     resilient: .get, "/v1/tasks", errorCode: .listTasksFailed, observer: reporting
+    /// )
+    /// let list = try await api.send(listTasks)     // a malformed task is left out and reported
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The path (and query) under the data manager's base URL.
+    ///   - headerFields: Header fields of this call.
+    ///   - body: The request body.
+    ///   - errorCode: The code of the API error when the call fails, and of the recovered errors.
+    ///   - limits: Limits of this call, replacing the data manager's when set.
+    ///   - decoder: The decoder whose options to decode with; it is never changed.
+    ///   - observer: Receives the recovered errors of each response that had any.
+    public init(
+        resilient method: HTTPRequest.Method,
+        _ path: String,
+        headerFields: HTTPFields = [:],
+        body: Data? = nil,
+        errorCode: Code,
+        limits: RequestLimits? = nil,
+        decoder: JSONDecoder = JSONDecoder(),
+        observer: (any PartialDecodingObserver)? = nil
+    ) {
+        // Without the query, which may carry secrets, as the data manager labels calls.
+        let label = "\(method.rawValue) \(path.split(separator: "?", maxSplits: 1).first ?? "")"
+        self.init(method, path, headerFields: headerFields, body: body, errorCode: errorCode, limits: limits) {
+            response throws(JSONError) in
+            let (value, digest) = try ResilientDecoding.decode(Response.self, from: response.body, decoder: decoder)
+            if !digest.errors.isEmpty, let observer = observer ?? ResilientDecoding.observer {
+                observer.recovered(digest.errors(under: errorCode, context: ["endpoint": "\(label)"]))
+            }
+            return value
+        }
+    }
+}

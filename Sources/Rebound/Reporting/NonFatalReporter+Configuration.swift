@@ -1,0 +1,76 @@
+public import Foundation
+
+extension NonFatalReporter {
+    /// How a reporter identifies its reports, and how much it sends.
+    ///
+    /// The app makes one at start-up, with the build it is and a session:
+    ///
+    /// ```swift
+    /// let reporter = NonFatalReporter(
+    ///     configuration: .init(build: BuildIdentity(version: "2.4.1", revision: "3f9c2ab")),
+    ///     sinks: [LoggingReportSink(logger: logger), try JSONLinesReportSink(path: "reports.jsonl")]
+    /// )
+    /// ```
+    ///
+    /// ## Limits
+    ///
+    /// | limit | default | why |
+    /// |---|---|---|
+    /// | ``maximumChainsPerSession`` | 50 | repeats are counted, not sent, so a session sends one report per distinct failure; a real session has a handful, 50 leaves room for a bad one and still bounds a pathological one (and the memory the counts take) |
+    /// | ``maximumReportsPerChain`` | 5 | the first occurrence and four repeat summaries: enough for the counts to arrive at several flushes, while a chain that keeps failing between frequent flushes cannot flood the sinks; a session sends at most 50 × 5 reports |
+    /// | ``queueCapacity`` | 256 | a whole session's first occurrences (50) and one flush's summaries (50) with room to spare; about half a megabyte at worst |
+    /// | ``sinkTimeout`` | 5 s | long enough for a slow disk or a remote collector, short enough that a hung sink holds the queue back by at most that much per report |
+    /// | ``flushTimeout`` | 10 s | two sink timeouts: time for the last reports to pass one slow sink; an app that is shutting down should not hang longer |
+    ///
+    /// The tool the talk used allowed 8 non-fatals per session, repeats included: one error in a
+    /// loop used them all and hid the others. Counting repeats instead of sending them is what lets
+    /// the caps be per distinct chain.
+    public struct Configuration: Sendable {
+        /// The build that records: its version and source revision.
+        public var build: BuildIdentity
+        /// The session: one per process (or per user session, in an app). Reports of a session are
+        /// counted and capped together, and the analysis counts the sessions a chain affected.
+        public var sessionID: UUID
+        /// The most distinct chains reported in a session; occurrences of further chains are
+        /// dropped (``ReportStatistics/droppedBySessionCap``).
+        public var maximumChainsPerSession: Int
+        /// The most reports per chain in a session, its first occurrence and repeat summaries
+        /// together; later occurrences are dropped (``ReportStatistics/droppedByChainCap``).
+        public var maximumReportsPerChain: Int
+        /// The most reports waiting for the sinks; a report that does not fit is dropped
+        /// (``ReportStatistics/droppedByQueueFull``).
+        public var queueCapacity: Int
+        /// How long one sink may take with one report before it counts as failed.
+        public var sinkTimeout: Duration
+        /// How long ``NonFatalReporter/flush()`` waits for the queue to drain.
+        public var flushTimeout: Duration
+
+        /// Creates a configuration; see the table above for the defaults' reasons.
+        ///
+        /// - Parameters:
+        ///   - build: The build that records.
+        ///   - sessionID: The session; a new random one by default, since a process is a session.
+        ///   - maximumChainsPerSession: At least 1.
+        ///   - maximumReportsPerChain: At least 1 (1 sends first occurrences only and drops every repeat).
+        ///   - queueCapacity: At least 1.
+        ///   - sinkTimeout: How long a sink may take with one report.
+        ///   - flushTimeout: How long a flush waits.
+        public init(
+            build: BuildIdentity,
+            sessionID: UUID = UUID(),
+            maximumChainsPerSession: Int = 50,
+            maximumReportsPerChain: Int = 5,
+            queueCapacity: Int = 256,
+            sinkTimeout: Duration = .seconds(5),
+            flushTimeout: Duration = .seconds(10)
+        ) {
+            self.build = build
+            self.sessionID = sessionID
+            self.maximumChainsPerSession = max(1, maximumChainsPerSession)
+            self.maximumReportsPerChain = max(1, maximumReportsPerChain)
+            self.queueCapacity = max(1, queueCapacity)
+            self.sinkTimeout = sinkTimeout
+            self.flushTimeout = flushTimeout
+        }
+    }
+}

@@ -1,0 +1,132 @@
+extension ReportAnalysis {
+    /// The analysis as text for a terminal: bar charts of the top chains and of the builds, then
+    /// the comparison with the baseline.
+    ///
+    /// ```
+    /// 1290 occurrences of 4 chains in 57 sessions (142 reports)
+    ///
+    /// Top chains by occurrences
+    ///   US14-LO43-AP7-NE2  ██████████████████████████████  812 in 40 sessions
+    ///                      UserError.connectionIssue - LogicError.loginFailed - APIError.getTokenFailed - NetworkError.timeout
+    ///   US4-AP103-JS3-DE3  ██████████                      270 in 31 sessions
+    ///                      …
+    /// ```
+    ///
+    /// Bars are scaled to the longest in their section; any non-zero count gets at least one block.
+    ///
+    /// - Parameter barWidth: The length of the longest bar, in characters.
+    /// - Returns: The text, ending with a newline.
+    public func renderedText(barWidth: Int = 30) -> String {
+        var lines: [String] = []
+        lines.append(
+            "\(totals.occurrences) occurrences of \(totals.chains) chains in \(totals.sessions) sessions"
+                + " (\(totals.reports) reports)")
+        if totals.droppedOccurrences > 0 {
+            lines.append("Dropped by the reporters (caps, full queues): \(totals.droppedOccurrences) occurrences")
+        }
+
+        lines.append("")
+        lines.append("Top chains by occurrences")
+        lines += chart(
+            topByOccurrences.map { ($0.chain, $0.occurrences, "\($0.occurrences) in \(Self.sessions($0.sessions))") },
+            details: topByOccurrences.map(\.fullChain),
+            barWidth: barWidth
+        )
+
+        lines.append("")
+        lines.append("Top chains by sessions")
+        lines += chart(
+            topBySessions.map {
+                ($0.chain, $0.sessions, "\(Self.sessions($0.sessions)), \($0.occurrences) occurrences")
+            },
+            details: nil,
+            barWidth: barWidth
+        )
+
+        lines.append("")
+        lines.append("By build")
+        lines += chart(
+            builds.map {
+                (
+                    $0.build.description, $0.occurrences,
+                    "\($0.occurrences) in \(Self.sessions($0.sessions)), \($0.chains) chains"
+                )
+            },
+            details: nil,
+            barWidth: barWidth
+        )
+
+        if let comparison {
+            lines.append("")
+            let last = comparison.baselineLastBuild.map { "; its last build \($0)" } ?? ""
+            lines.append(
+                "Against the baseline (\(comparison.baselineTotals.occurrences) occurrences in "
+                    + "\(comparison.baselineTotals.sessions) sessions\(last))")
+
+            lines.append("")
+            lines.append("New chains (not in the baseline)")
+            lines += list(comparison.newChains.map { ($0.chain, "\($0.occurrences) in \(Self.sessions($0.sessions))") })
+
+            lines.append("")
+            let absent = comparison.baselineLastBuild.map { "absent from \($0)" } ?? "absent from the last build"
+            lines.append("Regressed chains (in the baseline, \(absent), back now)")
+            lines += list(
+                comparison.regressedChains.map {
+                    ($0.chain, "\($0.occurrences) in \(Self.sessions($0.sessions)), last seen in \($0.lastSeenBuild)")
+                })
+
+            lines.append("")
+            lines.append(
+                "Growing chains (occurrences per session ×\(Self.rate(comparison.growthFactor)) or more, "
+                    + "at least \(comparison.minimumGrowingOccurrences) occurrences)")
+            lines += list(
+                comparison.growingChains.map {
+                    (
+                        $0.chain,
+                        "\(Self.rate($0.baselineRatePerSession)) → \(Self.rate($0.ratePerSession)) per session "
+                            + "(×\(Self.rate($0.growth)), \($0.occurrences) occurrences)"
+                    )
+                })
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func chart(_ rows: [(label: String, value: Int, note: String)], details: [String]?, barWidth: Int)
+        -> [String]
+    {
+        guard !rows.isEmpty else { return ["  (none)"] }
+        let labelWidth = rows.map(\.label.count).max() ?? 0
+        let maximum = rows.map(\.value).max() ?? 0
+        var lines: [String] = []
+        for (index, row) in rows.enumerated() {
+            let length = maximum > 0 ? max(row.value > 0 ? 1 : 0, row.value * barWidth / maximum) : 0
+            let bar = String(repeating: "█", count: length) + String(repeating: " ", count: barWidth - length)
+            lines.append("  " + Self.padded(row.label, labelWidth) + "  " + bar + "  " + row.note)
+            if let details, index < details.count, !details[index].isEmpty {
+                lines.append("  " + String(repeating: " ", count: labelWidth) + "  " + details[index])
+            }
+        }
+        return lines
+    }
+
+    private func list(_ rows: [(label: String, note: String)]) -> [String] {
+        guard !rows.isEmpty else { return ["  (none)"] }
+        let labelWidth = rows.map(\.label.count).max() ?? 0
+        return rows.map { "  " + Self.padded($0.label, labelWidth) + "  " + $0.note }
+    }
+
+    private static func sessions(_ count: Int) -> String {
+        count == 1 ? "1 session" : "\(count) sessions"
+    }
+
+    private static func padded(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(0, width - text.count))
+    }
+
+    /// Two decimals, without Foundation's locale-dependent formatting.
+    private static func rate(_ value: Double) -> String {
+        let hundredths = Int((value * 100).rounded())
+        let fraction = hundredths % 100
+        return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Tracing
+
+/// Delivery of one report to one sink, within a timeout that does not depend on the sink's
+/// cooperation.
+enum ReportDelivery {
+    enum Outcome: Sendable, Equatable {
+        case delivered
+        case failed
+        case timedOut
+    }
+
+    /// Delivers `item` to `sink`, or gives up after `timeout`.
+    ///
+    /// The sink runs in a task of its own, under the service context of the code that recorded the
+    /// error. The timeout cancels that task and returns at once: a sink that ignores cancellation
+    /// keeps running, but nobody waits for it.
+    static func deliver(
+        _ item: QueuedReport,
+        to sink: any ReportSink,
+        timeout: Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) async -> Outcome {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            let pending = Locked<CheckedContinuation<Outcome, Never>?>(continuation)
+            let finish: @Sendable (Outcome) -> Bool = { outcome in
+                guard let continuation = pending.withLock({ $0.take() }) else { return false }
+                continuation.resume(returning: outcome)
+                return true
+            }
+            let delivery = Locked<Task<Void, Never>?>(nil)
+            let timer = Task {
+                do { try await sleep(timeout) } catch { return }
+                if finish(.timedOut) { delivery.withLock { $0 }?.cancel() }
+            }
+            let task = ServiceContext.withValue(item.serviceContext) {
+                Task {
+                    let outcome: Outcome
+                    do {
+                        try await sink.receive(item.report)
+                        outcome = .delivered
+                    } catch {
+                        outcome = .failed
+                    }
+                    timer.cancel()
+                    _ = finish(outcome)
+                }
+            }
+            delivery.withLock { $0 = task }
+            // The timer may have fired before the task was stored.
+            if pending.withLock({ $0 == nil }) { task.cancel() }
+        }
+    }
+}

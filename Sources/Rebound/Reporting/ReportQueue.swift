@@ -1,0 +1,261 @@
+import Foundation
+import Tracing
+
+/// A report waiting for the sinks, with the service context of the code that recorded it.
+struct QueuedReport: Sendable {
+    var report: NonFatalReport
+    var serviceContext: ServiceContext?
+}
+
+/// The reporter's ledger, bounded queue and single background delivery task, under one lock.
+///
+/// ```
+///  record() ──▶ ledger ──first occurrence──▶ queue (≤ capacity) ──▶ delivery task ──▶ sink 1 ┐
+///  (caller's     │                              │ full: dropped        one report at  ──▶ sink 2 ├ each
+///   thread,      └─repeat: counted              │                    a time, to all ──▶ sink 3 ┘ within
+///   no waiting)                                 │                    sinks at once      sinkTimeout
+///  flush() ──▶ repeat summaries, drops report ──┘
+///          ──▶ waits (≤ flushTimeout) until everything queued so far is delivered
+/// ```
+///
+/// Deciding about an occurrence and queueing its report happen under the same lock, so statistics
+/// never count a report that is not in the queue.
+final class ReportQueue: Sendable {
+    private struct Waiter {
+        var target: Int
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
+    private struct State {
+        var ledger: ReportLedger
+        var queue: [QueuedReport] = []
+        /// The delivery task, when it waits for a report.
+        var idleDeliverer: CheckedContinuation<QueuedReport?, Never>?
+        /// Whether occurrences are still accepted (false after shutdown).
+        var accepting = true
+        /// Whether the delivery task should end once the queue is empty.
+        var finishing = false
+        var delivererEnded = false
+        /// Reports queued so far, and reports whose delivery to every sink ended.
+        var queued = 0
+        var delivered = 0
+        var waiters: [Int: Waiter] = [:]
+        var nextWaiter = 0
+
+        /// Queues a report, or hands it to the idle delivery task; `false` when there is no room.
+        mutating func enqueue(
+            _ item: QueuedReport,
+            capacity: Int,
+            handOff: inout [(CheckedContinuation<QueuedReport?, Never>, QueuedReport?)]
+        ) -> Bool {
+            guard !finishing, queue.count < capacity else { return false }
+            queued += 1
+            if let deliverer = idleDeliverer {
+                idleDeliverer = nil
+                handOff.append((deliverer, item))
+            } else {
+                queue.append(item)
+            }
+            return true
+        }
+    }
+
+    private let state: Locked<State>
+    private let sinks: [any ReportSink]
+    private let capacity: Int
+    private let sinkTimeout: Duration
+    private let flushTimeout: Duration
+    private let clock: PipelineClock
+    private let now: @Sendable () -> Date
+
+    init(
+        configuration: NonFatalReporter.Configuration,
+        sinks: [any ReportSink],
+        clock: any Clock<Duration>,
+        now: @escaping @Sendable () -> Date
+    ) {
+        state = Locked(State(ledger: ReportLedger(configuration: configuration)))
+        self.sinks = sinks
+        capacity = max(1, configuration.queueCapacity)
+        sinkTimeout = configuration.sinkTimeout
+        flushTimeout = configuration.flushTimeout
+        self.clock = PipelineClock(clock)
+        self.now = now
+        // The task holds the queue until `finish()`; the reporter calls it when it goes away.
+        Task { await self.deliverAll() }
+    }
+
+    var statistics: ReportStatistics { state.withLock { $0.ledger.statistics } }
+
+    // MARK: - Recording
+
+    /// Decides about one occurrence and queues its report if it gets one. Never waits.
+    func record(
+        _ chain: ErrorChain,
+        context: [ErrorChain.Link.ContextEntry],
+        fileID: String,
+        line: Int,
+        function: String,
+        serviceContext: ServiceContext?
+    ) {
+        let time = now()
+        var handOff: [(CheckedContinuation<QueuedReport?, Never>, QueuedReport?)] = []
+        state.withLock { state in
+            guard state.accepting else {
+                // After shutdown nothing is delivered any more; the occurrence is still counted.
+                state.ledger.droppedAfterShutdown()
+                return
+            }
+            let decision = state.ledger.record(
+                chain, context: context, fileID: fileID, line: line, function: function, time: time)
+            guard case .send(let report) = decision else { return }
+            let item = QueuedReport(report: report, serviceContext: serviceContext)
+            if !state.enqueue(item, capacity: capacity, handOff: &handOff) {
+                state.ledger.firstOccurrenceDropped(report)
+            }
+        }
+        for (deliverer, item) in handOff { deliverer.resume(returning: item) }
+    }
+
+    // MARK: - Flushing
+
+    /// Delivers what is queued, then queues repeat summaries and a drops report and waits until
+    /// they are delivered too; all within the flush timeout.
+    ///
+    /// Waiting for the queue first lets the drops report count the sink failures of the reports
+    /// queued before the flush.
+    ///
+    /// - Parameter final: Whether the session ends: later occurrences are refused, summaries that
+    ///   do not fit are dropped instead of kept for the next flush, and the delivery task ends
+    ///   once the queue is empty.
+    func flush(final: Bool) async {
+        let start = clock.now()
+        let queuedBefore = state.withLock { state in
+            if final { state.accepting = false }
+            return state.queued
+        }
+        await waitUntilDelivered(queuedBefore, timeout: flushTimeout)
+        let time = now()
+        var handOff: [(CheckedContinuation<QueuedReport?, Never>, QueuedReport?)] = []
+        let target = state.withLock { state -> Int in
+            if !state.finishing {
+                for summary in state.ledger.repeatSummaries() {
+                    let item = QueuedReport(report: summary, serviceContext: nil)
+                    if !state.enqueue(item, capacity: capacity, handOff: &handOff) {
+                        if final {
+                            state.ledger.repeatSummaryDropped(summary)
+                        } else {
+                            state.ledger.repeatSummaryDeferred(summary)
+                        }
+                    }
+                }
+                if let drops = state.ledger.dropsReport(time: time),
+                    state.enqueue(
+                        QueuedReport(report: drops, serviceContext: nil), capacity: capacity, handOff: &handOff)
+                {
+                    state.ledger.dropsReported()
+                }
+            }
+            if final {
+                state.finishing = true
+                if let deliverer = state.idleDeliverer {
+                    state.idleDeliverer = nil
+                    handOff.append((deliverer, nil))
+                }
+            }
+            return state.queued
+        }
+        for (deliverer, item) in handOff { deliverer.resume(returning: item) }
+        let left = flushTimeout - (clock.now() - start)
+        await waitUntilDelivered(target, timeout: max(.zero, left))
+    }
+
+    /// Ends the delivery task once the queue is empty, without flushing.
+    func finish() {
+        let deliverer = state.withLock { state -> CheckedContinuation<QueuedReport?, Never>? in
+            state.accepting = false
+            state.finishing = true
+            defer { state.idleDeliverer = nil }
+            return state.idleDeliverer
+        }
+        deliverer?.resume(returning: nil)
+    }
+
+    private func waitUntilDelivered(_ target: Int, timeout: Duration) async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        let timer = Locked<Task<Void, Never>?>(nil)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    if state.delivered >= target || state.delivererEnded { return true }
+                    state.waiters[id] = Waiter(target: target, continuation: continuation)
+                    return false
+                }
+                if done {
+                    continuation.resume()
+                    return
+                }
+                let sleeper = Task { [clock] in
+                    do { try await clock.sleep(timeout) } catch { return }
+                    self.releaseWaiter(id)
+                }
+                timer.withLock { $0 = sleeper }
+            }
+        } onCancel: {
+            releaseWaiter(id)
+        }
+        timer.withLock { $0 }?.cancel()
+    }
+
+    private func releaseWaiter(_ id: Int) {
+        state.withLock { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
+    }
+
+    // MARK: - Delivering
+
+    private func nextReport() async -> QueuedReport? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<QueuedReport?, Never>) in
+            let ready = state.withLock { state -> QueuedReport?? in
+                if !state.queue.isEmpty { return .some(state.queue.removeFirst()) }
+                if state.finishing { return .some(nil) }
+                state.idleDeliverer = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private func deliverAll() async {
+        while let item = await nextReport() {
+            let outcomes = await withTaskGroup(of: ReportDelivery.Outcome.self) { group in
+                for sink in sinks {
+                    group.addTask { [sinkTimeout, clock] in
+                        await ReportDelivery.deliver(item, to: sink, timeout: sinkTimeout, sleep: clock.sleep)
+                    }
+                }
+                var outcomes: [ReportDelivery.Outcome] = []
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            let released = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                for outcome in outcomes where outcome != .delivered {
+                    state.ledger.sinkFailed(timedOut: outcome == .timedOut)
+                }
+                state.delivered += 1
+                let due = state.waiters.filter { $0.value.target <= state.delivered }
+                for id in due.keys { state.waiters[id] = nil }
+                return due.values.map(\.continuation)
+            }
+            for continuation in released { continuation.resume() }
+        }
+        let released = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.delivererEnded = true
+            defer { state.waiters = [:] }
+            return state.waiters.values.map(\.continuation)
+        }
+        for continuation in released { continuation.resume() }
+    }
+}

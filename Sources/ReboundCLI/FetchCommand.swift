@@ -1,0 +1,207 @@
+import ArgumentParser
+import Foundation
+import HTTPTypes
+import Rebound
+import ReboundCurl
+
+/// `rebound fetch URL`: one request through the recovery pipeline, over libcurl.
+///
+/// ```
+/// URL ─► FetchTarget ─► APIDataManager(handlers: [RecordingHandler(BackendTemporaryErrorHandler)])
+///                                │ over CurlTransport
+///                                ▼
+///          success: body on stdout, attempts from the RecordingHandler
+///          failure: nothing on stdout, attempts from the error's AttemptHistory
+///                                ▼
+///          attempt log and presentation on stderr, or one JSON object on stdout (--json)
+/// ```
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Send one HTTP request through Rebound's recovery pipeline, like curl with retries.",
+        discussion: """
+            The request goes through BackendTemporaryErrorHandler over libcurl. It retries 429, 502, \
+            503 and 504 answers and transient network failures (timeouts, refused or reset \
+            connections), waiting with exponential backoff and jitter, or as long as the server's \
+            Retry-After asks (up to 60 s). Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE, \
+            TRACE) are retried, or a request with an Idempotency-Key. A retry budget of 10 tokens \
+            stops retries after 4 failures in a row, however high --max-attempts is.
+
+            The body of a successful response goes to stdout as it is; a line per attempt (status or \
+            error chain, the wait before it, the handler that retried it) and, on failure, what a \
+            person would be told go to stderr. With --json, stdout gets one JSON object instead and \
+            stderr stays empty. See docs/cli.md for the schema.
+
+            Examples:
+              rebound fetch https://api.example.com/v1/tasks
+              rebound fetch -X POST -H 'Content-Type: application/json' \\
+                -d '{"title":"Write"}' --idempotency-key auto \\
+                https://api.example.com/v1/tasks
+              rebound fetch -X PUT -d @task.json https://api.example.com/v1/tasks/7
+              rebound fetch --max-attempts 6 --base-delay 0.5 --jitter equal URL
+              rebound fetch --timeout 2 --deadline 60 URL
+              rebound fetch --json --seed 42 http://127.0.0.1:8080/status?code=503
+
+            Exit status: 0 success (2xx), 1 the server's last answer was not 2xx, 3 no answer \
+            (network failure), 64 invalid arguments.
+            """
+    )
+
+    @Argument(help: "The http or https URL to request.")
+    var url: String
+
+    @Option(
+        name: [.customShort("X"), .long],
+        help: ArgumentHelp(
+            "The request method, sent as given (default: GET, or POST with --data).", valueName: "method"))
+    var method: String?
+
+    @Option(
+        name: [.customShort("H"), .long],
+        help: ArgumentHelp("A header field, as 'Name: value'; repeat for more.", valueName: "header"))
+    var header: [String] = []
+
+    @Option(
+        name: [.customShort("d"), .long],
+        help: ArgumentHelp(
+            "The request body; @FILE sends a file's bytes, @- reads stdin. Sets no Content-Type: add one with -H.",
+            valueName: "data"))
+    var data: String?
+
+    @OptionGroup(title: "Retry policy")
+    var policy: RetryPolicyOptions
+
+    @Option(help: ArgumentHelp("The time limit of each attempt, in seconds.", valueName: "seconds"))
+    var timeout = RequestLimits().attemptTimeout.secondsValue
+
+    @Option(
+        help: ArgumentHelp(
+            "The time limit of the whole request, every attempt and wait included, in seconds.", valueName: "seconds"))
+    var deadline = RequestLimits().deadline.secondsValue
+
+    @Option(
+        help: ArgumentHelp(
+            "Make a non-idempotent request safe to retry: 'auto' generates an Idempotency-Key, the same on every attempt; anything else is sent as the key.",
+            valueName: "auto|key"))
+    var idempotencyKey: IdempotencyKeyOption?
+
+    @Flag(help: "Print one JSON object on stdout instead of the body, and nothing on stderr.")
+    var json = false
+
+    func validate() throws {
+        _ = try request()
+        try RetryPolicyOptions.validateSeconds(timeout, option: "--timeout", allowsZero: false)
+        try RetryPolicyOptions.validateSeconds(deadline, option: "--deadline", allowsZero: false)
+    }
+
+    func run() async throws {
+        let request = try request()
+        let body = try data.map(Self.readBody)
+        let outcome = await send(request, body: body)
+        if json {
+            StandardStreams.writeOutput(try JSONOutput.line(outcome.report(url: url)))
+        } else {
+            outcome.writeForPeople(method: request.method, url: url)
+        }
+        if outcome.exitCode != .success { throw outcome.exitCode.exitCode }
+    }
+
+    // MARK: - The request
+
+    /// Everything about the request that the arguments fix, checked.
+    private struct Request {
+        var target: FetchTarget
+        var method: HTTPRequest.Method
+        var headerFields: HTTPFields
+        var generatesIdempotencyKey: Bool
+    }
+
+    /// The request the arguments describe, without its body, which is read only when sending.
+    private func request() throws(ValidationError) -> Request {
+        let target = try FetchTarget(url)
+        var fields = try HeaderArguments.fields(from: header)
+        // As curl does: GET, or POST when there is a body.
+        var parsedMethod: HTTPRequest.Method = data == nil ? .get : .post
+        if let method {
+            guard let valid = HTTPRequest.Method(method) else {
+                throw ValidationError("'\(method)' is not a valid method; a method is a token such as GET or POST.")
+            }
+            parsedMethod = valid
+        }
+        var generatesKey = false
+        switch idempotencyKey {
+        case .automatic:
+            generatesKey = true
+        case .key(let key):
+            guard fields[BackendTemporaryErrorHandler.idempotencyKey] == nil else {
+                throw ValidationError("The Idempotency-Key is given twice: with --idempotency-key and with -H.")
+            }
+            fields[BackendTemporaryErrorHandler.idempotencyKey] = key
+        case nil:
+            break
+        }
+        return Request(
+            target: target, method: parsedMethod, headerFields: fields, generatesIdempotencyKey: generatesKey)
+    }
+
+    /// The bytes of `--data`: the text itself, a file's bytes for `@FILE`, or stdin for `@-`.
+    private static func readBody(_ argument: String) throws(ValidationError) -> Data {
+        guard argument.hasPrefix("@") else { return Data(argument.utf8) }
+        let path = String(argument.dropFirst())
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        do {
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("Cannot read the request body from '\(path)': \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: - Sending
+
+    private func send(_ request: Request, body: Data?) async -> FetchOutcome {
+        let configuration = BackendTemporaryErrorHandler.Configuration(
+            backoff: policy.backoff,
+            addsIdempotencyKey: request.generatesIdempotencyKey
+        )
+        let handler =
+            if let seed = policy.seed {
+                BackendTemporaryErrorHandler(configuration: configuration, random: SeededRandom(seed: seed))
+            } else {
+                BackendTemporaryErrorHandler(configuration: configuration)
+            }
+        let recorder = RecordingHandler(handler)
+        let transport = CurlTransport()
+        defer { transport.shutdown() }
+        let limits = RequestLimits(
+            maxAttempts: policy.maxAttempts,
+            deadline: Duration(roundingSeconds: deadline),
+            attemptTimeout: Duration(roundingSeconds: timeout)
+        )
+        let endpoint = Endpoint<TransportResponse, FetchErrorCode>(
+            raw: request.method,
+            request.target.pathAndQuery,
+            headerFields: request.headerFields,
+            body: body,
+            errorCode: .requestFailed
+        )
+        let clock = ContinuousClock()
+        let started = clock.now
+        do {
+            let api = try APIDataManager(
+                baseURL: request.target.baseURL, transport: transport, handlers: [recorder], limits: limits)
+            let response = try await api.send(endpoint)
+            return FetchOutcome(
+                result: .success(response),
+                attempts: recorder.attempts(succeededWith: response.status.code),
+                elapsed: started.duration(to: clock.now)
+            )
+        } catch {
+            let history = error.attachment(AttemptHistory.self)?.attempts ?? []
+            return FetchOutcome(
+                result: .failure(error),
+                attempts: history.map(FetchAttempt.init),
+                elapsed: started.duration(to: clock.now)
+            )
+        }
+    }
+}

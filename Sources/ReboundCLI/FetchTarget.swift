@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+
+/// A URL from the command line, split the way ``APIDataManager`` takes it: the base URL
+/// (`scheme://authority`) and the endpoint's path and query under it.
+///
+/// ```
+/// https://api.example.com:8443/v1/tasks?limit=20#top
+/// └──────── baseURL ────────┘└── pathAndQuery ──┘   (the fragment is never sent)
+/// ```
+struct FetchTarget: Hashable {
+    /// `scheme://authority`, such as `https://api.example.com:8443`.
+    var baseURL: String
+    /// The path and query, percent-encoded as given, such as `/v1/tasks?limit=20`; at least `/`.
+    var pathAndQuery: String
+
+    /// Splits `url`, or explains why it cannot be sent.
+    ///
+    /// - Throws: A `ValidationError` when `url` is not an http(s) URL with a host, carries
+    ///   credentials, or has a port out of range.
+    init(_ url: String) throws(ValidationError) {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
+            throw ValidationError("'\(url)' is not a URL; give an http or https URL, such as https://example.com/path.")
+        }
+        guard scheme == "http" || scheme == "https" else {
+            throw ValidationError("'\(url)' is a \(scheme) URL; only http and https URLs can be fetched.")
+        }
+        guard let host = components.percentEncodedHost, !host.isEmpty else {
+            throw ValidationError("'\(url)' has no host; give one, such as https://example.com/path.")
+        }
+        guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil else {
+            throw ValidationError(
+                "'\(url)' carries credentials, which would end up in logs; send them in a header instead, such as -H 'Authorization: Bearer …'."
+            )
+        }
+        var authority = host
+        if let port = components.port {
+            guard (1...65_535).contains(port) else {
+                throw ValidationError("'\(url)' has port \(port); a port is from 1 to 65535.")
+            }
+            authority += ":\(port)"
+        }
+        baseURL = "\(scheme)://\(authority)"
+        pathAndQuery = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { pathAndQuery += "?" + query }
+    }
+}

@@ -1,0 +1,33 @@
+import ArgumentParser
+
+/// The `rebound` command: Rebound's recovery pipeline from a shell.
+///
+/// ```
+/// rebound fetch URL [options]      a request through BackendTemporaryErrorHandler over libcurl
+/// rebound simulate [options]       the waits a retry policy would choose, without sending anything
+/// ```
+///
+/// Exit statuses are listed in ``FetchExitCode`` and in `docs/cli.md`.
+@main
+struct Rebound: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rebound",
+        abstract: "Send HTTP requests through Rebound's recovery pipeline, and explore retry schedules.",
+        discussion: """
+            `fetch` sends one request the way an app built on Rebound would: failures that pass by \
+            themselves (429, 502, 503, 504, timeouts, refused or reset connections) are retried with \
+            exponential backoff and jitter, within a per-attempt timeout and an overall deadline, and \
+            every attempt is reported. `simulate` prints the waits a retry policy would choose, drawn \
+            by the same code, without sending anything.
+
+            Examples:
+              rebound fetch https://api.example.com/v1/tasks
+              rebound fetch --json --seed 42 https://api.example.com/v1/tasks
+              rebound simulate --max-attempts 6 --jitter equal --samples 10 --seed 7
+
+            Exit status: 0 success, 1 the server's last answer was not 2xx, 3 no answer (network \
+            failure), 64 invalid arguments.
+            """,
+        subcommands: [FetchCommand.self, SimulateCommand.self, ReportCommand.self]
+    )
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Runs an executable product of this package as a child process and collects what it printed.
+///
+/// The products are found as swift-argument-parser's own example tests find them: next to the
+/// `.xctest` bundle, in the build's products directory, so any `--scratch-path` works; failing
+/// that, next to the running test binary, and last in `.build/debug`.
+///
+/// A run never hangs a test: past its time limit the child gets SIGTERM, then SIGKILL, and the
+/// result says it timed out. The blocking reads and waits run on threads of their own, never on
+/// the cooperative pool or Dispatch's global queues (on Linux both are as wide as the machine
+/// has cores): a loopback server in the same process runs its route handlers there, and would
+/// stop answering the child if tests running in parallel blocked them all.
+///
+/// ```swift
+/// let result = try await ExecutableRunner.run("rebound", ["simulate", "--seed", "7"])
+/// #expect(result.status == 0)
+/// ```
+enum ExecutableRunner {
+    /// What a run left behind.
+    struct Result: Sendable {
+        /// The exit status, or the signal number when the child was killed by one.
+        var status: Int32
+        /// Whether the child ended because it outlived its time limit.
+        var timedOut: Bool
+        var stdout: Data
+        var stderr: Data
+
+        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+        var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+    }
+
+    enum RunnerError: Error, CustomStringConvertible {
+        case productNotFound(String, searched: [String])
+
+        var description: String {
+            switch self {
+            case .productNotFound(let name, let searched):
+                "No executable '\(name)' in \(searched.joined(separator: ", ")); build the package's products first."
+            }
+        }
+    }
+
+    /// The directories where the products may be, most likely first.
+    static var candidateDirectories: [URL] {
+        var directories: [URL] = []
+        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+            directories.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        // On Linux the test binary is itself the `.xctest` file, in the products directory.
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        directories.append(binary.deletingLastPathComponent())
+        directories.append(URL(fileURLWithPath: ".build/debug", isDirectory: true))
+        return directories
+    }
+
+    /// The URL of the product `name`.
+    static func executable(_ name: String) throws -> URL {
+        let candidates = candidateDirectories.map { $0.appendingPathComponent(name) }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw RunnerError.productNotFound(name, searched: candidateDirectories.map(\.path))
+        }
+        return found
+    }
+
+    /// Runs the product `name` with `arguments` and returns what it printed and how it ended.
+    ///
+    /// The child inherits the environment without proxy settings (libcurl would send loopback
+    /// requests to a proxy), and reads `input` or, without it, an empty stdin.
+    ///
+    /// - Parameters:
+    ///   - name: The product, such as `"rebound"`.
+    ///   - arguments: Its arguments.
+    ///   - input: What the child reads on stdin.
+    ///   - timeLimit: How long the child may run before it is killed.
+    static func run(
+        _ name: String,
+        _ arguments: [String],
+        input: Data? = nil,
+        timeLimit: Duration = .seconds(60)
+    ) async throws -> Result {
+        let process = Process()
+        process.executableURL = try executable(name)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
+        let stdout = Pipe()
+        let stderr = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = stdin
+
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        let writing = stdin.fileHandleForWriting
+        Thread.detachNewThread {
+            if let input { try? writing.write(contentsOf: input) }
+            try? writing.close()
+        }
+
+        async let out = onOwnThread { stdout.fileHandleForReading.readDataToEndOfFile() }
+        async let err = onOwnThread { stderr.fileHandleForReading.readDataToEndOfFile() }
+        let timedOut = await onOwnThread {
+            let limit = DispatchTime.now() + .nanoseconds(Int(timeLimit / .nanoseconds(1)))
+            guard exited.wait(timeout: limit) == .timedOut else { return false }
+            process.terminate()
+            if exited.wait(timeout: .now() + .seconds(2)) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                exited.wait()
+            }
+            return true
+        }
+        return Result(status: process.terminationStatus, timedOut: timedOut, stdout: await out, stderr: await err)
+    }
+
+    /// Runs blocking `work` on a new thread and suspends until it is done.
+    private static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
+    }
+}

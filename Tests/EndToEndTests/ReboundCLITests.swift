@@ -1,0 +1,452 @@
+import Foundation
+import ReboundMockBackend
+import Testing
+
+/// The built `rebound` binary, run as a user runs it, against loopback servers in this process.
+@Suite(.timeLimit(.minutes(3)))
+struct ReboundCLITests {
+    // MARK: - fetch
+
+    @Test func fetchWritesTheBodyToStdoutAndOneLinePerAttemptToStderr() async throws {
+        try await withServer([Self.replies("/flaky", [.respond(status: 503), .respond(status: 503), .text("hello")])]) {
+            server in
+            let result = try await Self.rebound(["fetch", server.url("/flaky")] + Self.quickRetries)
+
+            #expect(result.status == 0)
+            #expect(result.stdoutText == "hello")
+            let log = result.stderrText.split(separator: "\n").map(String.init)
+            let attempts = log.filter { $0.range(of: #"^\s*\d+\s+(\d{3}|-)\s"#, options: .regularExpression) != nil }
+            #expect(attempts.count == 3, "stderr:\n\(result.stderrText)")
+            #expect(attempts.prefix(2).allSatisfy { $0.contains("503") && $0.contains("HT503") })
+            #expect(attempts.prefix(2).allSatisfy { $0.contains("BackendTemporaryErrorHandler") })
+            #expect(attempts.last?.contains("200") == true)
+            #expect(log.first == "GET \(server.url("/flaky"))")
+            #expect(log.last?.hasPrefix("200 OK after 3 attempts") == true)
+            #expect(server.requests(to: "/flaky") == 3)
+        }
+    }
+
+    @Test func fetchJSONIsOneObjectWithExactlyTheDocumentedKeysTypesAndNulls() async throws {
+        try await withServer([Self.replies("/flaky", [.respond(status: 503), .respond(status: 503), .text("hello")])]) {
+            server in
+            let result = try await Self.rebound(["fetch", "--json", server.url("/flaky")] + Self.quickRetries)
+
+            #expect(result.status == 0)
+            #expect(result.stderr.isEmpty)
+            #expect(result.stdoutText.filter { $0 == "\n" }.count == 1, "one line: \(result.stdoutText)")
+            let report = try Self.object(result.stdout)
+            #expect(Set(report.keys) == Self.reportKeys)
+            #expect(report["url"] as? String == server.url("/flaky"))
+            #expect(Self.isBool(report["ok"], true))
+            #expect(Self.int(report["status"]) == 200)
+            #expect(report["error"] is NSNull)
+            #expect(Self.int(report["bodyBytes"]) == 5)
+            #expect(Self.double(report["elapsedSeconds"]).map { $0 > 0 } == true)
+
+            let attempts = try #require(report["attempts"] as? [[String: Any]])
+            #expect(attempts.count == 3)
+            for (index, attempt) in attempts.enumerated() {
+                #expect(Set(attempt.keys) == Self.attemptKeys)
+                #expect(Self.int(attempt["number"]) == index + 1)
+                #expect(Self.double(attempt["delayBeforeSeconds"]) != nil)
+            }
+            #expect(Self.int(attempts[0]["status"]) == 503)
+            #expect(attempts[0]["error"] as? String == "HT503")
+            #expect(Self.double(attempts[0]["delayBeforeSeconds"]) == 0)
+            #expect(Self.int(attempts[2]["status"]) == 200)
+            #expect(attempts[2]["error"] is NSNull)
+            #expect(Self.double(attempts[1]["delayBeforeSeconds"]).map { (0...0.01).contains($0) } == true)
+        }
+    }
+
+    @Test func fetchJSONOfAFailureCarriesTheErrorAndNoBody() async throws {
+        try await withServer([LoopbackRoute("/gone") { _ in .text("gone for good", status: 404) }]) { server in
+            let result = try await Self.rebound(["fetch", "--json", server.url("/gone")])
+
+            #expect(result.status == 1)
+            let report = try Self.object(result.stdout)
+            #expect(Set(report.keys) == Self.reportKeys)
+            #expect(Self.isBool(report["ok"], false))
+            #expect(Self.int(report["status"]) == 404)
+            #expect(Self.int(report["bodyBytes"]) == 0)
+            let error = try #require(report["error"] as? [String: Any])
+            #expect(Set(error.keys) == ["short", "full", "message"])
+            #expect(error["short"] as? String == "AP1-HT404")
+            #expect(error["full"] as? String == "APIError.requestFailed - HTTPError.no404NotFound")
+            #expect((error["message"] as? String)?.isEmpty == false)
+            let attempts = try #require(report["attempts"] as? [[String: Any]])
+            #expect(attempts.count == 1)
+            #expect(Set(attempts[0].keys) == Self.attemptKeys)
+        }
+    }
+
+    @Test func theSameSeedGivesTheSameWaitsAndTheWaitsSimulateDraws() async throws {
+        let flaky: [LoopbackReply] = [.respond(status: 503), .respond(status: 503), .text("ok")]
+        let routes = ["/a", "/b", "/c"].map { Self.replies($0, flaky) }
+        try await withServer(routes) { server in
+            func waits(_ path: String, seed: String) async throws -> [Double] {
+                let result = try await Self.rebound(
+                    ["fetch", "--json", "--seed", seed, server.url(path)] + Self.quickRetries)
+                #expect(result.status == 0, "\(result.stderrText)")
+                let attempts = try #require(try Self.object(result.stdout)["attempts"] as? [[String: Any]])
+                return attempts.compactMap { Self.double($0["delayBeforeSeconds"]) }
+            }
+            let first = try await waits("/a", seed: "42")
+            let second = try await waits("/b", seed: "42")
+            let other = try await waits("/c", seed: "43")
+            #expect(first.count == 3)
+            #expect(first == second)
+            #expect(first != other)
+
+            let simulated = try await Self.rebound(
+                ["simulate", "--json", "--seed", "42", "--samples", "1"] + Self.quickRetries)
+            let samples = try #require(try Self.object(simulated.stdout)["samples"] as? [[Double]])
+            #expect(Array(first.dropFirst()) == Array(samples[0].prefix(2)))
+        }
+    }
+
+    @Test func aNon2xxAnswerExitsWith1AndExplainsTheFailureOnStderr() async throws {
+        try await withServer([LoopbackRoute("/gone") { _ in .text("gone for good", status: 404) }]) { server in
+            let result = try await Self.rebound(["fetch", server.url("/gone")])
+
+            #expect(result.status == 1)
+            #expect(result.stdout.isEmpty)
+            #expect(result.stderrText.contains("failed after 1 attempt"))
+            #expect(result.stderrText.contains("Error code: AP1-HT404"))
+            #expect(result.stderrText.contains("Technical details: APIError.requestFailed - HTTPError.no404NotFound"))
+            #expect(server.requests(to: "/gone") == 1)
+        }
+    }
+
+    @Test func aServerThatStaysUnavailableIsRetriedUntilTheAttemptsAreSpent() async throws {
+        try await withServer([LoopbackRoute("/down") { _ in .respond(status: 503) }]) { server in
+            let result = try await Self.rebound(["fetch", "--json", server.url("/down")] + Self.quickRetries)
+
+            #expect(result.status == 1)
+            let report = try Self.object(result.stdout)
+            #expect((report["error"] as? [String: Any])?["short"] as? String == "AP1-RE1-HT503")
+            #expect((report["attempts"] as? [[String: Any]])?.count == 4)
+            #expect(server.requests(to: "/down") == 4)
+        }
+    }
+
+    @Test func theRetryBudgetStopsRetriesAfterFourInARow() async throws {
+        try await withServer([LoopbackRoute("/down") { _ in .respond(status: 503) }]) { server in
+            let result = try await Self.rebound(
+                ["fetch", "--json", "--max-attempts", "10", server.url("/down")] + Self.quickRetries)
+
+            #expect(result.status == 1)
+            let report = try Self.object(result.stdout)
+            #expect((report["error"] as? [String: Any])?["short"] as? String == "AP1-RE4-HT503")
+            #expect((report["attempts"] as? [[String: Any]])?.count == 5)
+        }
+    }
+
+    @Test func aRefusedConnectionExitsWith3() async throws {
+        let server = try await LoopbackServer.start(routes: [])
+        let url = server.url("/nothing-listens")
+        try await server.shutdown()
+
+        let result = try await Self.rebound(["fetch", "--json", "--max-attempts", "2", url] + Self.quickRetries)
+
+        #expect(result.status == 3)
+        let report = try Self.object(result.stdout)
+        #expect(report["status"] is NSNull)
+        #expect((report["error"] as? [String: Any])?["short"] as? String == "AP1-RE1-NE6")
+        let attempts = try #require(report["attempts"] as? [[String: Any]])
+        #expect(attempts.count == 2)
+        #expect(attempts.allSatisfy { $0["status"] is NSNull && $0["error"] as? String == "NE6" })
+    }
+
+    @Test func aSlowServerTimesOutEveryAttemptAndExitsWith3() async throws {
+        try await withServer([LoopbackRoute("/slow") { _ in .delayed(.seconds(20), .text("late")) }]) { server in
+            let started = ContinuousClock.now
+            let result = try await Self.rebound(
+                ["fetch", "--json", "--timeout", "0.3", "--max-attempts", "2", server.url("/slow")] + Self.quickRetries)
+
+            #expect(result.status == 3)
+            #expect(ContinuousClock.now - started < .seconds(15))
+            let attempts = try #require(try Self.object(result.stdout)["attempts"] as? [[String: Any]])
+            #expect(attempts.map { $0["error"] as? String } == ["NE2", "NE2"])
+        }
+    }
+
+    @Test func aRetryAfterIsWaitedExactly() async throws {
+        let route = Self.replies("/later", [.respond(status: 503, headers: [("Retry-After", "1")]), .text("now")])
+        try await withServer([route]) { server in
+            let result = try await Self.rebound(["fetch", "--json", server.url("/later")])
+
+            #expect(result.status == 0)
+            let attempts = try #require(try Self.object(result.stdout)["attempts"] as? [[String: Any]])
+            #expect(attempts.map { Self.double($0["delayBeforeSeconds"]) } == [0, 1])
+        }
+    }
+
+    @Test func aRetryAfterBeyondTheDeadlineFailsAtOnce() async throws {
+        let route = LoopbackRoute("/much-later") { _ in .respond(status: 503, headers: [("Retry-After", "30")]) }
+        try await withServer([route]) { server in
+            let result = try await Self.rebound(["fetch", "--json", "--deadline", "5", server.url("/much-later")])
+
+            #expect(result.status == 1)
+            let report = try Self.object(result.stdout)
+            #expect((report["error"] as? [String: Any])?["short"] as? String == "AP1-RE3-HT503")
+            #expect(Self.double(report["elapsedSeconds"]).map { $0 < 5 } == true)
+            #expect(server.requests(to: "/much-later") == 1)
+        }
+    }
+
+    @Test func aPOSTIsRetriedOnlyWithAnIdempotencyKey() async throws {
+        let keys = Guarded<[String: [String]]>([:])
+        let routes = ["/unkeyed", "/keyed"].map { path in
+            let served = Guarded(0)
+            return LoopbackRoute("POST", path) { request in
+                keys.withLock { $0[path, default: []].append(request.header("Idempotency-Key") ?? "none") }
+                let first = served.withLock { count -> Bool in
+                    count += 1
+                    return count == 1
+                }
+                return first ? .respond(status: 503) : .text("created")
+            }
+        }
+        try await withServer(routes) { server in
+            let unkeyed = try await Self.rebound(["fetch", "-d", "{}", server.url("/unkeyed")] + Self.quickRetries)
+            #expect(unkeyed.status == 1)
+            #expect(unkeyed.stderrText.contains("AP1-HT503"))
+            #expect(keys.withLock { $0["/unkeyed"] } == ["none"])
+
+            let keyed = try await Self.rebound(
+                ["fetch", "-d", "{}", "--idempotency-key", "auto", server.url("/keyed")] + Self.quickRetries)
+            #expect(keyed.status == 0, "\(keyed.stderrText)")
+            #expect(keyed.stdoutText == "created")
+            let generated = keys.withLock { $0["/keyed"] ?? [] }
+            #expect(generated.count == 2)
+            #expect(generated.first != "none" && generated.first == generated.last)
+        }
+    }
+
+    @Test func theMethodHeadersAndABodyFromAFileOrStdinAreSentAsGiven() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("rebound-body-\(UUID()).json")
+        try Data(#"{"title":"Write"}"#.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await withServer(LoopbackRoute.standardTestRoutes) { server in
+            let result = try await Self.rebound([
+                "fetch", "-X", "PUT", "-H", "Content-Type: application/json", "-H", "X-Trace:  abc ",
+                "-d", "@\(file.path)", server.url("/echo?x=1"),
+            ])
+
+            #expect(result.status == 0, "\(result.stderrText)")
+            let echo = try Self.object(result.stdout)
+            #expect(echo["method"] as? String == "PUT")
+            #expect(echo["target"] as? String == "/echo?x=1")
+            #expect(echo["body"] as? String == #"{"title":"Write"}"#)
+            let headers = (echo["headers"] as? [[String]]) ?? []
+            #expect(headers.contains(["Content-Type", "application/json"]))
+            #expect(headers.contains { $0.first?.lowercased() == "x-trace" && $0.last == "abc" })
+
+            let piped = try await ExecutableRunner.run(
+                "rebound", ["fetch", "-d", "@-", server.url("/echo")], input: Data("from stdin".utf8))
+            #expect(piped.status == 0, "\(piped.stderrText)")
+            let pipedEcho = try Self.object(piped.stdout)
+            #expect(pipedEcho["method"] as? String == "POST")
+            #expect(pipedEcho["body"] as? String == "from stdin")
+        }
+    }
+
+    @Test(arguments: [
+        (["fetch", "ftp://example.com/file"], "only http and https"),
+        (["fetch", "not a url"], "is not a URL"),
+        (["fetch", "http:///path"], "has no host"),
+        (["fetch", "http://user:secret@example.com/"], "carries credentials"),
+        (["fetch", "-H", "NoColon", "http://127.0.0.1:1/"], "Invalid header 'NoColon'"),
+        (["fetch", "-H", "Bad Name: x", "http://127.0.0.1:1/"], "not a valid field name"),
+        (["fetch", "-X", "GE T", "http://127.0.0.1:1/"], "not a valid method"),
+        (["fetch", "--max-attempts", "0", "http://127.0.0.1:1/"], "--max-attempts"),
+        (["fetch", "--multiplier", "0.5", "http://127.0.0.1:1/"], "--multiplier"),
+        (["fetch", "--base-delay=-1", "http://127.0.0.1:1/"], "--base-delay"),
+        (["fetch", "--base-delay", "5", "--max-delay", "1", "http://127.0.0.1:1/"], "--max-delay"),
+        (["fetch", "--deadline", "0", "http://127.0.0.1:1/"], "--deadline"),
+        (["fetch", "--timeout", "nan", "http://127.0.0.1:1/"], "--timeout"),
+        (["fetch", "--jitter", "wobbly", "http://127.0.0.1:1/"], "wobbly"),
+        (["fetch", "--seed", "-3", "http://127.0.0.1:1/"], "seed"),
+        (["fetch", "-d", "@/nonexistent/body.json", "http://127.0.0.1:1/"], "Cannot read the request body"),
+        (["simulate", "--samples", "0"], "--samples"),
+        (["simulate", "--samples", "10001"], "--samples"),
+        (["simulate", "--max-attempts", "101"], "--max-attempts"),
+    ])
+    func invalidArgumentsExitWith64AndSayWhy(arguments: [String], explanation: String) async throws {
+        let result = try await Self.rebound(arguments)
+
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrText.contains(explanation), "stderr:\n\(result.stderrText)")
+    }
+
+    // MARK: - simulate
+
+    @Test func simulateJSONIsReproducibleFromItsSeedWithOneWaitPerRetry() async throws {
+        let arguments = ["simulate", "--json", "--max-attempts", "5", "--samples", "7"]
+        let first = try await Self.rebound(arguments + ["--seed", "99"])
+        let again = try await Self.rebound(arguments + ["--seed", "99"])
+        let other = try await Self.rebound(arguments + ["--seed", "100"])
+
+        #expect(first.status == 0)
+        #expect(first.stderr.isEmpty)
+        #expect(first.stdout == again.stdout)
+        #expect(first.stdout != other.stdout)
+        let report = try Self.object(first.stdout)
+        #expect(Set(report.keys) == ["samples"])
+        let samples = try #require(report["samples"] as? [[Double]])
+        #expect(samples.count == 7)
+        #expect(samples.allSatisfy { $0.count == 4 })
+        #expect(Set(samples.map { $0[0] }).count == 7, "samples are independent draws")
+    }
+
+    @Test(arguments: ["none", "full", "equal", "decorrelated"])
+    func simulatedWaitsStayWithinTheirJittersBounds(jitter: String) async throws {
+        let (base, multiplier, cap) = (0.1, 3.0, 2.0)
+        let result = try await Self.rebound([
+            "simulate", "--json", "--jitter", jitter, "--base-delay", "0.1", "--multiplier", "3",
+            "--max-delay", "2", "--max-attempts", "7", "--samples", "300", "--seed", "5",
+        ])
+        let samples = try #require(try Self.object(result.stdout)["samples"] as? [[Double]])
+        #expect(samples.count == 300)
+
+        let slack = 1e-9
+        for sample in samples {
+            #expect(sample.count == 6)
+            var previous = base
+            for (k, wait) in sample.enumerated() {
+                let value = min(cap, base * pow(multiplier, Double(k)))
+                let bounds: ClosedRange<Double> =
+                    switch jitter {
+                    case "none": value...value
+                    case "full": 0...value
+                    case "equal": (value / 2)...value
+                    default: base...min(cap, max(base, 3 * previous))
+                    }
+                #expect(
+                    wait >= bounds.lowerBound - slack && wait <= bounds.upperBound + slack,
+                    "retry \(k): \(wait) outside \(bounds)")
+                previous = wait
+            }
+        }
+        if jitter != "none" {
+            #expect(Set(samples.map { $0[1] }).count > 250, "waits are spread, not constant")
+        }
+    }
+
+    @Test func simulateWithoutASeedPrintsTheSeedThatRepeatsItsTable() async throws {
+        let result = try await Self.rebound(["simulate", "--samples", "3"])
+        #expect(result.status == 0)
+        let seedLine = try #require(result.stdoutText.split(separator: "\n").first { $0.hasPrefix("seed: ") })
+        let seed = String(seedLine.dropFirst("seed: ".count).prefix { $0.isNumber })
+
+        let repeated = try await Self.rebound(["simulate", "--samples", "3", "--seed", seed])
+
+        #expect(repeated.stdout == result.stdout)
+        #expect(result.stdoutText.contains("sample  retry 0  retry 1  retry 2  total"))
+        #expect(result.stdoutText.contains("spread across 3 samples"))
+    }
+
+    // MARK: - help
+
+    @Test(arguments: [
+        ([String](), ["rebound fetch https://api.example.com/v1/tasks", "rebound simulate --max-attempts 6"]),
+        (["fetch"], ["Examples:", "--idempotency-key auto", "rebound fetch -X PUT -d @task.json", "Exit status"]),
+        (["simulate"], ["Examples:", "rebound simulate --json --seed 42 --samples 3"]),
+    ])
+    func helpShowsTheExamples(command: [String], examples: [String]) async throws {
+        let result = try await Self.rebound(command + ["--help"])
+
+        #expect(result.status == 0)
+        for example in examples {
+            #expect(result.stdoutText.contains(example), "missing \(example) in:\n\(result.stdoutText)")
+        }
+    }
+
+    // MARK: - Support
+
+    /// Quick waits, so that tests of retries take milliseconds.
+    static let quickRetries = ["--base-delay", "0.005", "--max-delay", "0.01"]
+
+    static let reportKeys: Set<String> = ["url", "ok", "status", "attempts", "error", "bodyBytes", "elapsedSeconds"]
+    static let attemptKeys: Set<String> = ["number", "status", "error", "delayBeforeSeconds"]
+
+    static func rebound(_ arguments: [String]) async throws -> ExecutableRunner.Result {
+        let result = try await ExecutableRunner.run("rebound", arguments, timeLimit: .seconds(60))
+        #expect(!result.timedOut, "rebound \(arguments.joined(separator: " ")) did not finish in time")
+        return result
+    }
+
+    /// A route that answers with `replies` in turn, then repeats the last one.
+    static func replies(_ path: String, _ replies: [LoopbackReply]) -> LoopbackRoute {
+        let served = Guarded(0)
+        return LoopbackRoute(path) { _ in
+            let index = served.withLock { count -> Int in
+                defer { count += 1 }
+                return count
+            }
+            return replies[min(index, replies.count - 1)]
+        }
+    }
+
+    func withServer(_ routes: [LoopbackRoute], _ body: (LoopbackServer) async throws -> Void) async throws {
+        let server = try await LoopbackServer.start(routes: routes)
+        do {
+            try await body(server)
+        } catch {
+            try await server.shutdown()
+            throw error
+        }
+        try await server.shutdown()
+    }
+
+    /// A JSON object, checked to be exactly one object.
+    static func object(_ data: Data) throws -> [String: Any] {
+        let value = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        return try #require(value as? [String: Any], "not a JSON object: \(String(decoding: data, as: UTF8.self))")
+    }
+
+    /// A JSON integer: a number without a fraction, never a Boolean.
+    static func int(_ value: Any?) -> Int? {
+        guard let number = value as? NSNumber, !isBoolean(number) else { return nil }
+        let double = number.doubleValue
+        return double == double.rounded() ? number.intValue : nil
+    }
+
+    /// A JSON number, never a Boolean.
+    static func double(_ value: Any?) -> Double? {
+        guard let number = value as? NSNumber, !isBoolean(number) else { return nil }
+        return number.doubleValue
+    }
+
+    /// Whether `value` is the JSON Boolean `expected` (not the number 0 or 1).
+    static func isBool(_ value: Any?, _ expected: Bool) -> Bool {
+        guard let number = value as? NSNumber, isBoolean(number) else { return false }
+        return number.boolValue == expected
+    }
+
+    /// JSONSerialization gives Booleans as NSNumber too, of its private subclass `__NSCFBoolean`
+    /// (on Linux and on Darwin); its type is the only way to tell `true` from `1`.
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        String(describing: type(of: number)).hasSuffix("Boolean")
+    }
+}
+
+extension ReboundCLITests {
+    /// A value shared between a route handler and the test, behind a lock.
+    final class Guarded<Value>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Value
+
+        init(_ value: Value) {
+            self.value = value
+        }
+
+        func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(&value)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+/// The built `rebound report`, run on report files written in the documented format.
+@Suite(.timeLimit(.minutes(3)))
+struct ReportCommandTests {
+    static let sessions = (1...6).map { "00000000-0000-4000-8000-00000000000\($0)" }
+
+    /// One report line, in the schema of `docs/reporting.md`.
+    static func line(
+        _ chain: String,
+        kind: String = "occurrence",
+        occurrences: Int = 1,
+        session: Int,
+        version: String = "2.4.1",
+        day: Int = 2
+    ) -> String {
+        let object: [String: Any] = [
+            "build": ["revision": "rev-\(version)", "version": version],
+            "chain": chain,
+            "context": [["isSensitive": false, "key": "screen", "value": "login"]],
+            "error": ["isTruncated": false, "links": [] as [Any]],
+            "file": "App/LoginModel.swift",
+            "fullChain": "Full.\(chain)",
+            "function": "login()",
+            "kind": kind,
+            "line": 42,
+            "occurrences": occurrences,
+            "sequence": 1,
+            "session": sessions[session - 1],
+            "time": "2025-03-0\(day)T09:30:12.345Z",
+        ]
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A directory with `current.jsonl` (ending in a torn line) and `baseline.jsonl`.
+    static func files() throws -> (directory: URL, current: String, baseline: String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rebound-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let current =
+            [
+                line("US14-LO43-AP7-NE2", session: 1),
+                line("US14-LO43-AP7-NE2", kind: "repeats", occurrences: 19, session: 1),
+                line("US14-LO43-AP7-NE2", session: 2),
+                line("AP7-HT503", session: 2),
+                line("AP7-HT503", session: 3),
+                line("IN500-TA202-HT400", session: 3),
+            ].joined(separator: "\n") + "\n" + #"{"build":{"revision""#
+        let baseline =
+            [
+                line("US14-LO43-AP7-NE2", session: 4, version: "2.4.0", day: 1),
+                line("AP7-HT503", session: 5, version: "2.3.0", day: 1),
+                line("XX0", session: 6, version: "2.4.0", day: 1),
+            ].joined(separator: "\n") + "\n"
+        let currentPath = directory.appendingPathComponent("current.jsonl").path
+        let baselinePath = directory.appendingPathComponent("baseline.jsonl").path
+        try Data(current.utf8).write(to: URL(fileURLWithPath: currentPath))
+        try Data(baseline.utf8).write(to: URL(fileURLWithPath: baselinePath))
+        return (directory, currentPath, baselinePath)
+    }
+
+    @Test func theTextHasTheBarChartTheBuildsAndTheBaselineSections() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let result = try await ExecutableRunner.run("rebound", ["report", files.current, "--baseline", files.baseline])
+
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        let text = result.stdoutText
+        #expect(text.contains("24 occurrences of 3 chains in 3 sessions (6 reports)"))
+        #expect(text.contains("Top chains by occurrences"))
+        let top = try #require(
+            text.split(separator: "\n").first { $0.contains("US14-LO43-AP7-NE2") && $0.contains("█") })
+        #expect(top.contains(String(repeating: "█", count: 30)))
+        #expect(top.hasSuffix("21 in 2 sessions"))
+        #expect(text.contains("Full.US14-LO43-AP7-NE2"))
+        #expect(text.contains("Top chains by sessions"))
+        #expect(text.contains("By build"))
+        #expect(text.contains("2.4.1 (rev-2.4.1)"))
+        #expect(text.contains("New chains (not in the baseline)\n  IN500-TA202-HT400  1 in 1 session"))
+        #expect(
+            text.contains("Regressed chains (in the baseline, absent from 2.4.0 (rev-2.4.0), back now)\n  AP7-HT503"))
+        #expect(text.contains("Growing chains"))
+        // 21 occurrences in 3 sessions now (7 per session) against 1 in 3 before.
+        #expect(text.contains("US14-LO43-AP7-NE2  0.33 → 7.00 per session (×21.00, 21 occurrences)"))
+        // The torn last line is skipped and said so.
+        #expect(result.stderrText.contains("skipped 1 line(s) that are not reports: \(files.current):7"))
+    }
+
+    @Test func jsonIsOneObjectWithTheInputAndTheAnalysis() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let result = try await ExecutableRunner.run(
+            "rebound", ["report", "--json", "--top", "2", files.current, "--baseline", files.baseline])
+
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        #expect(result.stdoutText.filter { $0 == "\n" }.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: result.stdout) as? [String: Any])
+        let input = try #require(object["input"] as? [String: Any])
+        #expect(input["reports"] as? Int == 6)
+        #expect(input["invalidLines"] as? [String] == ["\(files.current):7"])
+        #expect(input["baselineReports"] as? Int == 3)
+        let analysis = try #require(object["analysis"] as? [String: Any])
+        let top = try #require(analysis["topByOccurrences"] as? [[String: Any]])
+        #expect(top.map { $0["chain"] as? String } == ["US14-LO43-AP7-NE2", "AP7-HT503"])
+        #expect(top.first?["occurrences"] as? Int == 21)
+        #expect(top.first?["sessions"] as? Int == 2)
+        let comparison = try #require(analysis["comparison"] as? [String: Any])
+        #expect((comparison["newChains"] as? [[String: Any]])?.map { $0["chain"] as? String } == ["IN500-TA202-HT400"])
+        #expect((comparison["regressedChains"] as? [[String: Any]])?.map { $0["chain"] as? String } == ["AP7-HT503"])
+        #expect(
+            (comparison["growingChains"] as? [[String: Any]])?.map { $0["chain"] as? String } == ["US14-LO43-AP7-NE2"])
+    }
+
+    @Test func anUnreadableFileExitsWith66AndSaysWhich() async throws {
+        let missing = "/nonexistent/\(UUID().uuidString).jsonl"
+        let result = try await ExecutableRunner.run("rebound", ["report", missing])
+        #expect(result.status == 66)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderrText.contains("error: cannot read \(missing)"))
+    }
+
+    @Test func invalidArgumentsExitWith64() async throws {
+        let result = try await ExecutableRunner.run("rebound", ["report", "--top", "0", "a.jsonl"])
+        #expect(result.status == 64)
+        #expect(result.stderrText.contains("--top must be from 1 to 1000"))
+    }
+}

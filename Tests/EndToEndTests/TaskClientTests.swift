@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+
+/// The example, run as a person runs it: the built `task-client`, against the mock backend in
+/// its own process and against a standalone `mock-backend`.
+@Suite(.serialized) struct TaskClientTests {
+    static let steps = [
+        "1. Sign in", "2. Load the task list", "3. Submit an answer",
+        "4. Open the profile after the access token expired", "5. Load the tasks during a short outage",
+        "6. Open the profile while rate limited",
+        "7. Submit an answer when the connection drops after the server took it",
+        "8. Submit an answer when the backend wants a captcha", "9. Submit an empty answer",
+        "10. Open a task whose data arrives broken",
+    ]
+
+    @Test func theWholeSessionRunsUnattendedAndExitsZero() async throws {
+        let result = try await ExecutableRunner.run("task-client", [], input: Data(), timeLimit: .seconds(90))
+        #expect(!result.timedOut)
+        #expect(result.status == 0, "\(result.stdoutText)\n\(result.stderrText)")
+        let output = result.stdoutText
+        for step in Self.steps { #expect(output.contains(step), "\(step)") }
+        // Recoveries, as the attempt log tells them.
+        #expect(output.contains("BE11-HT401 — attempt failed, recovering by AuthRefreshHandler"))
+        #expect(
+            output.contains("BE41-HT503 — attempt failed, recovering by BackendTemporaryErrorHandler, waiting 1.000 s"))
+        #expect(output.contains("BE40-HT429 — attempt failed, recovering by BackendTemporaryErrorHandler"))
+        #expect(output.contains("NE8 — attempt failed, recovering by BackendTemporaryErrorHandler"))
+        #expect(output.contains("BE20-HT403 — attempt failed, recovering by CaptchaRequiredHandler"))
+        #expect(output.contains("solved automatically (no terminal)"))
+        // What a person sees: a recoverable message with its action, an unrecoverable one with its code.
+        #expect(output.contains("✗ Check your input: Some of what you entered is not valid."))
+        #expect(output.contains("actions: [Edit]"))
+        #expect(output.contains("error code: US12-IN3-AP4-JS5-DE4"))
+        #expect(
+            output.contains(
+                "Technical details: UserError.taskUnavailable - InteractorError.openTask - TaskAPIError.getTaskFailed"
+                    + " - JSONError.notJSON - DecodingError.dataCorrupted"
+            )
+        )
+        // The dropped connection was retried with the same Idempotency-Key and applied once.
+        #expect(output.contains("duplicateSubmissions: 1"))
+        #expect(output.contains("answersApplied: 3"))
+        #expect(output.contains("Every step ended as expected."))
+        #expect(!output.contains("Bearer"))
+    }
+
+    @Test func quietHidesTheAttemptLog() async throws {
+        let result = try await ExecutableRunner.run("task-client", ["--quiet"], input: Data(), timeLimit: .seconds(90))
+        #expect(result.status == 0)
+        #expect(!result.stdoutText.contains("attempt failed"))
+        #expect(result.stdoutText.contains("10. Open a task whose data arrives broken"))
+    }
+
+    @Test func aWrongCaptchaAnswerFromTheFlagFailsThatStepAndTheExitStatusSaysSo() async throws {
+        let result = try await ExecutableRunner.run(
+            "task-client", ["--quiet", "--captcha-answer", "999"], input: Data(), timeLimit: .seconds(90))
+        #expect(result.status != 0)
+        #expect(result.stdoutText.contains("answered from --captcha-answer: 999"))
+        #expect(result.stdoutText.contains("✗ Verification failed"))
+        #expect(result.stdoutText.contains("1 step(s) did not end as expected."))
+    }
+
+    @Test func theSessionRunsAgainstAStandaloneBackend() async throws {
+        let backend = try StandaloneBackend()
+        defer { backend.stop() }
+        let result = try await ExecutableRunner.run(
+            "task-client", ["--backend", backend.url, "--quiet"], input: Data(), timeLimit: .seconds(90))
+        #expect(result.status == 0, "\(result.stdoutText)\n\(result.stderrText)")
+        #expect(result.stdoutText.contains("backend \(backend.url)\n"))
+        #expect(result.stdoutText.contains("Every step ended as expected."))
+        // Run twice: the client resets the backend first, so the second session sees the same.
+        let again = try await ExecutableRunner.run(
+            "task-client", ["--backend", backend.url, "--quiet"], input: Data(), timeLimit: .seconds(90))
+        #expect(again.status == 0)
+        #expect(again.stdoutText.contains("answersApplied: 3"))
+    }
+
+    @Test func aBackendURLThatIsNotAMockBackendIsAClearError() async throws {
+        let result = try await ExecutableRunner.run("task-client", ["--backend", "not a url"], input: Data())
+        #expect(result.status != 0)
+        #expect(!result.timedOut)
+    }
+
+    @Test func helpShowsTheExamples() async throws {
+        let result = try await ExecutableRunner.run("task-client", ["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdoutText.contains("task-client --backend http://127.0.0.1:8080"))
+        #expect(result.stdoutText.contains("< /dev/null"))
+    }
+}
+
+/// The built `mock-backend`, started on an ephemeral port for one test.
+final class StandaloneBackend {
+    struct StartError: Error, CustomStringConvertible { var description: String }
+
+    let url: String
+    private let process: Process
+
+    init() throws {
+        process = Process()
+        process.executableURL = try ExecutableRunner.executable("mock-backend")
+        process.arguments = ["--port", "0", "--seed", "7"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // The first line names the port: "mock-backend listening on http://127.0.0.1:PORT".
+        let reader = output.fileHandleForReading
+        var line = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while !line.contains(UInt8(ascii: "\n")), Date() < deadline {
+            let chunk = reader.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let range = text.range(of: "http://") else {
+            process.terminate()
+            throw StartError(description: "mock-backend did not say where it listens: \(text)")
+        }
+        url = String(text[range.lowerBound...].prefix { !$0.isWhitespace })
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import ReboundMockBackend
+import Testing
+
+@Suite struct MockScenarioTests {
+    /// The statuses of `count` task-list requests, each exempting nothing, after a login exempted from failures.
+    static func taskListStatuses(_ client: MarketplaceClient, count: Int) async throws -> [Int] {
+        let login = try await client.send(
+            .post,
+            "/v1/login",
+            json: #"{"username":"alice","password":"wonderland"}"#,
+            headers: ["X-Mock-Failure": "none"]
+        )
+        let token = try login.decode(TokenPair.self).accessToken
+        var statuses: [Int] = []
+        for _ in 0..<count {
+            statuses.append(try await client.get("/v1/tasks", token: token).status)
+        }
+        return statuses
+    }
+
+    @Test func noneFailsNothing() async throws {
+        try await withBackend(.init(scenario: .none)) { client async throws in
+            #expect(try await Self.taskListStatuses(client, count: 10) == Array(repeating: 200, count: 10))
+        }
+    }
+
+    @Test func flakyFailsTheSameRequestsForTheSameSeed() async throws {
+        let configuration = MockBackend.Configuration(seed: 42, scenario: .flaky(probability: 0.5))
+        let first = try await withBackend(configuration) { try await Self.taskListStatuses($0, count: 30) }
+        let second = try await withBackend(configuration) { try await Self.taskListStatuses($0, count: 30) }
+        #expect(first == second)
+        #expect(Set(first) == [200, 503])
+        var otherSeed = configuration
+        otherSeed.seed = 43
+        #expect(try await withBackend(otherSeed) { try await Self.taskListStatuses($0, count: 30) } != first)
+    }
+
+    @Test func resetReplaysTheSameSequence() async throws {
+        try await withBackend(.init(seed: 9, scenario: .flaky())) { client in
+            let first = try await Self.taskListStatuses(client, count: 20)
+            let stats = client.backend.stats
+            #expect(stats.failuresInjected["temporary"] == first.filter { $0 == 503 }.count)
+            let reset = try await client.send(.post, "/v1/reset")
+            #expect(reset.status == 204)
+            #expect(client.backend.stats == MockBackendStats())
+            #expect(try await Self.taskListStatuses(client, count: 20) == first)
+            client.backend.reset()
+            #expect(try await Self.taskListStatuses(client, count: 20) == first)
+        }
+    }
+
+    @Test func flakyFailsWithTheTemporaryErrorFormat() async throws {
+        try await withBackend(.init(scenario: .flaky(probability: 1))) { client in
+            let reply = try await client.get("/v1/tasks")
+            #expect(reply.status == 503)
+            #expect(try reply.error().code == "temporarily_unavailable")
+        }
+    }
+
+    @Test func anOutageFailsTheFirstRequestsThenRecovers() async throws {
+        try await withBackend(.init(scenario: .outage(requests: 3))) { client in
+            var statuses: [Int] = []
+            for _ in 0..<5 {
+                statuses.append(
+                    try await client.send(.post, "/v1/login", json: #"{"username":"bob","password":"builder"}"#).status
+                )
+            }
+            #expect(statuses == [503, 503, 503, 200, 200])
+            #expect(client.backend.stats.failuresInjected == ["temporary": 3])
+        }
+    }
+
+    @Test func rateLimitedLetsABurstThroughThenAnswers429() async throws {
+        try await withBackend(.init(scenario: .rateLimited(burst: 2, retryAfterSeconds: 4))) { client in
+            var statuses: [Int] = []
+            var retryAfters: [String] = []
+            for _ in 0..<6 {
+                let reply = try await client.get("/v1/nothing")
+                statuses.append(reply.status)
+                if reply.status == 429 {
+                    #expect(try reply.error().code == "rate_limited")
+                    retryAfters.append(reply.header("Retry-After") ?? "")
+                }
+            }
+            #expect(statuses == [404, 404, 429, 404, 404, 429])
+            #expect(retryAfters == ["4", "4"])
+        }
+    }
+
+    @Test func controlRoutesAreExemptFromTheScenarioAndUncounted() async throws {
+        try await withBackend(.init(scenario: .outage(requests: 100))) { client async throws in
+            #expect(try await client.get("/v1/stats").status == 200)
+            #expect(try await client.get("/v1/scenario").status == 200)
+            #expect(try await client.send(.post, "/v1/stats/reset").status == 204)
+            #expect(client.backend.stats.totalRequests == 0)
+        }
+    }
+
+    @Test func theScenarioCanBeSwitchedInProcessAndOverHTTP() async throws {
+        try await withBackend { client in
+            client.backend.scenario = .outage(requests: 1)
+            #expect(try await client.get("/v1/tasks").status == 503)
+            #expect(try await client.get("/v1/tasks").status == 401)
+
+            let posted = try await client.send(.post, "/v1/scenario", json: #"{"scenario":"outage:2"}"#)
+            #expect(posted.text == #"{"rules":[],"scenario":"outage:2"}"#)
+            #expect(client.backend.scenario == .outage(requests: 2))
+            #expect(try await client.get("/v1/tasks").status == 503)
+        }
+    }
+
+    @Test(arguments: [
+        ("none", MockScenario.none),
+        ("flaky", .flaky(probability: 0.3)),
+        ("flaky:0.5", .flaky(probability: 0.5)),
+        ("outage", .outage(requests: 5)),
+        ("outage:0", .outage(requests: 0)),
+        ("rate-limited", .rateLimited(burst: 5, retryAfterSeconds: 1)),
+        ("rate-limited:3:2", .rateLimited(burst: 3, retryAfterSeconds: 2)),
+        ("expiring-tokens", .expiringTokens(lifetimeSeconds: 5)),
+        ("expiring-tokens:1", .expiringTokens(lifetimeSeconds: 1)),
+    ])
+    func scenariosReadFromTheirNames(spelling: String, scenario: MockScenario) {
+        #expect(MockScenario(spelling) == scenario)
+        #expect(MockScenario(scenario.description) == scenario)
+        #expect(MockScenario.names.contains(scenario.name))
+    }
+
+    @Test(arguments: ["", "flaky:2", "flaky:x", "outage:-1", "rate-limited:0", "expiring-tokens:0", "none:1", "chaos"])
+    func unknownScenariosAreRejected(spelling: String) {
+        #expect(MockScenario(spelling) == nil)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Rebound
+import Testing
+
+@Suite struct JSONLinesReportSinkTests {
+    @Test func eachReportIsOneLineThatTheReaderReadsBack() async throws {
+        let directory = try ReportingFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("reports.jsonl").path
+        let reporter = ReportingFixture.reporter([try JSONLinesReportSink(path: path)])
+        reporter.record(talkExample(), context: ["screen": "login"])
+        reporter.record(ReportingFixture.error(1))
+        reporter.record(ReportingFixture.error(1))
+        await reporter.flush()
+
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(bytes.last == UInt8(ascii: "\n"))
+        #expect(bytes.split(separator: UInt8(ascii: "\n")).count == 3)
+        let contents = try JSONLinesReportReader().read(paths: [path])
+        #expect(contents.invalidLines.isEmpty)
+        #expect(contents.reports.map(\.chain) == ["US14-LO43-AP7-NE2", "LO43-PR1-NE2", "LO43-PR1-NE2"])
+        #expect(contents.reports.map(\.kind) == [.occurrence, .occurrence, .repeats])
+        #expect(contents.reports.first?.error == talkExample().chain)
+    }
+
+    @Test func aTornLineIsSealedOnOpenSkippedByTheReaderAndTheFileStaysWellFormed() async throws {
+        let directory = try ReportingFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("reports.jsonl").path
+
+        // A process appended one report, then died in the middle of the second.
+        let whole = try ReportSinkTests.report(chain: ReportingFixture.error(1).chain).jsonLine()
+        let torn = try ReportSinkTests.report(chain: ReportingFixture.error(2).chain).jsonLine().prefix(40)
+        try (whole + Data("\n".utf8) + torn).write(to: URL(fileURLWithPath: path))
+
+        let sink = try JSONLinesReportSink(path: path)
+        #expect(sink.sealedTornLine)
+        try await sink.receive(ReportSinkTests.report(chain: ReportingFixture.error(3).chain))
+
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(bytes.last == UInt8(ascii: "\n"))
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        #expect(lines.count == 4)  // whole, torn, new, and the empty string after the last newline
+        #expect(lines[1] == torn)
+
+        let contents = try JSONLinesReportReader().read(paths: [path])
+        #expect(contents.reports.map(\.chain) == ["LO43-PR1-NE2", "LO43-PR3-NE2"])
+        #expect(contents.invalidLines == [.init(path: path, line: 2)])
+
+        // Opening a well-formed file seals nothing.
+        #expect(try JSONLinesReportSink(path: path).sealedTornLine == false)
+    }
+
+    @Test func concurrentWritersNeverInterleaveLines() async throws {
+        let directory = try ReportingFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("reports.jsonl").path
+        // Two sinks on the same file stand for two processes: each has its own descriptor.
+        let sinks = [try JSONLinesReportSink(path: path), try JSONLinesReportSink(path: path)]
+        await withTaskGroup(of: Void.self) { group in
+            for (index, sink) in sinks.enumerated() {
+                group.addTask {
+                    for code in 0..<100 {
+                        let report = ReportSinkTests.report(chain: ReportingFixture.error(index * 1_000 + code).chain)
+                        try? await sink.receive(report)
+                    }
+                }
+            }
+        }
+        let contents = try JSONLinesReportReader().read(paths: [path])
+        #expect(contents.invalidLines.isEmpty)
+        #expect(contents.reports.count == 200)
+    }
+
+    @Test func theFileStopsAtItsMaximumSizeAndCountsTheDrops() async throws {
+        let directory = try ReportingFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("reports.jsonl").path
+        let report = ReportSinkTests.report(chain: ReportingFixture.error(1).chain)
+        let lineSize = try report.jsonLine().count + 1
+        let sink = try JSONLinesReportSink(path: path, maximumFileSize: lineSize * 2 + lineSize / 2)
+        try await sink.receive(report)
+        try await sink.receive(report)
+        await #expect(throws: ReportingError.self) { try await sink.receive(report) }
+        #expect(sink.droppedForSize == 1)
+
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.size] as? Int) == lineSize * 2)
+        #expect(try JSONLinesReportReader().read(paths: [path]).reports.count == 2)
+    }
+
+    @Test func theReaderSkipsLinesThatAreNotReportsAndFailsOnlyOnUnreadableFiles() throws {
+        let good = try ReportSinkTests.report(chain: ReportingFixture.error(1).chain).jsonLine()
+        let data = good + Data("\n\nnot json\n{\"kind\":\"occurrence\"}\n".utf8) + good
+        let contents = JSONLinesReportReader().read(data, path: "a.jsonl")
+        #expect(contents.reports.count == 2)
+        #expect(contents.invalidLines.map(\.line) == [3, 4])
+
+        let missing = "/nonexistent/\(UUID().uuidString).jsonl"
+        let error = try #require(throws: ReportingError.self) { try JSONLinesReportReader().read(paths: [missing]) }
+        #expect(error.code == .cannotReadFile)
+        #expect(error.context["path"]?.revealed == missing)
+    }
+
+    @Test func anUnopenableFileIsAnError() throws {
+        let error = try #require(throws: ReportingError.self) {
+            try JSONLinesReportSink(path: "/nonexistent/\(UUID().uuidString)/reports.jsonl")
+        }
+        #expect(error.code == .cannotOpenFile)
+        #expect(error.chain.short == "RP2-PX2")
+    }
+}

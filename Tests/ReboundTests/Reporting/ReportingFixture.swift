@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import Rebound
+
+/// The build and session every reporting test records with.
+enum ReportingFixture {
+    static let build = BuildIdentity(version: "2.4.1", revision: "3f9c2ab")
+    static let session = UUID(uuidString: "6F1C2A4E-0000-4000-8000-000000000001")!
+    /// A whole second, so that reports survive the JSON round trip (milliseconds) unchanged.
+    static let time = Date(timeIntervalSince1970: 1_740_000_000)
+
+    static func configuration(
+        maximumChainsPerSession: Int = 50,
+        maximumReportsPerChain: Int = 5,
+        queueCapacity: Int = 256,
+        sinkTimeout: Duration = .seconds(5),
+        flushTimeout: Duration = .seconds(10)
+    ) -> NonFatalReporter.Configuration {
+        NonFatalReporter.Configuration(
+            build: build,
+            sessionID: session,
+            maximumChainsPerSession: maximumChainsPerSession,
+            maximumReportsPerChain: maximumReportsPerChain,
+            queueCapacity: queueCapacity,
+            sinkTimeout: sinkTimeout,
+            flushTimeout: flushTimeout
+        )
+    }
+
+    static func reporter(
+        _ sinks: [any ReportSink],
+        configuration: NonFatalReporter.Configuration = configuration(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) -> NonFatalReporter {
+        NonFatalReporter(configuration: configuration, sinks: sinks, clock: clock, now: { time })
+    }
+
+    /// `LO43-PR<code>-NE2`: a distinct chain for every code.
+    static func error(_ code: Int) -> LogicError {
+        let network = NetworkError(.timeout, reason: "The request took longer than 60 seconds.")
+        let probe = ProbeError(ProbeErrorCode(rawValue: code)!, cause: network)
+        return LogicError(.loginFailed, cause: probe)
+    }
+
+    /// A temporary directory, removed by the caller with `FileManager.default.removeItem`.
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rebound-reporting-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+}
+
+/// A layer with any code, so that tests can make as many distinct chains as they need.
+struct ProbeErrorCode: ErrorCode {
+    static let domain = "ProbeError"
+    static let shortName = "PR"
+    let rawValue: Int
+    init?(rawValue: Int) { self.rawValue = rawValue }
+    var name: String { "probe\(rawValue)" }
+}
+
+typealias ProbeError = LayerError<ProbeErrorCode>
+
+/// A sink that keeps every report.
+final class RecordingReportSink: ReportSink {
+    private let received = Locked<[NonFatalReport]>([])
+
+    var reports: [NonFatalReport] { received.withLock { $0 } }
+
+    func receive(_ report: NonFatalReport) async throws {
+        received.withLock { $0.append(report) }
+    }
+}
+
+/// A sink that always throws.
+struct FailingReportSink: ReportSink {
+    struct Failure: Error {}
+
+    func receive(_ report: NonFatalReport) async throws {
+        throw Failure()
+    }
+}
+
+/// A sink that never finishes a delivery until it is cancelled.
+final class HangingReportSink: ReportSink {
+    private let state = Locked((started: 0, cancelled: 0))
+
+    var started: Int { state.withLock { $0.started } }
+    var cancelled: Int { state.withLock { $0.cancelled } }
+
+    func receive(_ report: NonFatalReport) async throws {
+        state.withLock { $0.started += 1 }
+        let stream = AsyncStream<Never> { _ in }
+        for await _ in stream {}
+        state.withLock { $0.cancelled += 1 }
+        throw CancellationError()
+    }
+}
+
+/// A swift-log handler that keeps every line with its metadata.
+final class ReportLogRecorder: LogHandler, @unchecked Sendable {
+    struct Line {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    let lines = Locked<[Line]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.withLock {
+            $0.append(Line(level: event.level, message: "\(event.message)", metadata: event.metadata ?? [:]))
+        }
+    }
+
+    /// Every line as text, metadata sorted by key.
+    var rendered: [String] {
+        lines.withLock { lines in
+            lines.map { line in
+                "\(line.level) \(line.message) "
+                    + line.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            }
+        }
+    }
+}
+
+/// Waits in tiny steps until `condition` holds, or gives up after 10 seconds: a bound only a
+/// failing test (or a machine under heavy load) ever gets near.
+func waitUntil(_ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+    return condition()
+}
