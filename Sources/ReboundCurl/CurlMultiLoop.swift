@@ -225,6 +225,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         recycle(transfer.easy)
         let continuation = transfer.continuation
         transfer.continuation = nil
+        transfer.markHandedBack()
         continuation?.resume(returning: outcome)
     }
 

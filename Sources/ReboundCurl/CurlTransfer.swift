@@ -44,6 +44,10 @@ final class CurlTransfer: @unchecked Sendable {
     var continuation: UnsafeContinuation<Outcome, Never>?
     /// Set from any thread when the caller's task is cancelled.
     let cancellation = Atomic<Bool>(false)
+    /// Set by the loop when it is done with the transfer, read by the caller before it reads the
+    /// buffers: an explicit release/acquire pair, so that the hand-back is ordered for every
+    /// observer (the thread sanitizer included), not only through the continuation's resumption.
+    private let handedBack = Atomic<Bool>(false)
 
     // Loop-thread state while the transfer runs; the caller reads the first three after completion.
     var rawHeaders: [UInt8] = []
@@ -197,6 +201,11 @@ final class CurlTransfer: @unchecked Sendable {
         cancellation.store(true, ordering: .releasing)
     }
 
+    /// Called by the loop after its last touch of the transfer, before resuming the caller.
+    func markHandedBack() {
+        handedBack.store(true, ordering: .releasing)
+    }
+
     /// Whether the caller's task was cancelled.
     var isCancelled: Bool {
         cancellation.load(ordering: .acquiring)
@@ -271,6 +280,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Turns the loop's outcome into a response or a network error.
     func result(of outcome: Outcome) -> Result<TransportResponse, NetworkError> {
+        _ = handedBack.load(ordering: .acquiring)
         switch outcome {
         case .completed(let code, let completion) where code == CURLE_OK:
             return .success(response(completion))

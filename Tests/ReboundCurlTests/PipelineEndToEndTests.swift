@@ -74,7 +74,8 @@ import Testing
             api, server in
             let items = try await api.send(Self.list)
             #expect(items.count == 2)
-            #expect(server.requests(to: "/tasks") == 2)
+            // The stalled attempt and at least one more (a slow machine may time out another).
+            #expect(server.requests(to: "/tasks") >= 2)
         }
     }
 
