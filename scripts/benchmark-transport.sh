@@ -6,7 +6,7 @@
 #
 #   ROUNDS=3          rounds; each runs every workload with every client, one process per run
 #   QUICK=1           a smoke run: a tenth of the requests
-#   CLIENTS="c rebound urlsession"
+#   CLIENTS="c rebound rebound-loop pipeline urlsession"
 #                     which clients run, in this order within a round (also: ahc)
 #   WORKLOADS="sequential concurrent16 download1m"
 #   WITH_AHC=1        also build and run Benchmarks/AsyncHTTPClientBenchmark (a few minutes to build)
@@ -28,7 +28,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-0}
-CLIENTS=${CLIENTS:-"c rebound urlsession"}
+CLIENTS=${CLIENTS:-"c rebound rebound-loop pipeline pipeline-loop urlsession"}
 WORKLOADS=${WORKLOADS:-"sequential concurrent16 download1m"}
 WITH_AHC=${WITH_AHC:-0}
 SCRATCH=${SCRATCH:-}
@@ -43,8 +43,8 @@ if [[ $WITH_AHC == 1 && " $CLIENTS " != *" ahc "* ]]; then
 fi
 for client in $CLIENTS; do
     case $client in
-        c | rebound | urlsession | ahc) ;;
-        *) echo "unknown client '$client' (known: c rebound urlsession ahc)" >&2; exit 2 ;;
+        c | rebound | rebound-loop | pipeline | pipeline-loop | urlsession | ahc) ;;
+        *) echo "unknown client '$client' (known: c rebound rebound-loop pipeline pipeline-loop urlsession ahc)" >&2; exit 2 ;;
     esac
 done
 wants() { [[ " $CLIENTS " == *" $1 "* ]]; }
@@ -218,7 +218,7 @@ if wants c; then
 fi
 
 SWIFT_BIN=
-if wants rebound || wants urlsession; then
+if wants rebound || wants rebound-loop || wants pipeline || wants pipeline-loop || wants urlsession; then
     log "building transport-benchmark (release)"
     scratch_args=()
     if [[ -n $SCRATCH ]]; then scratch_args=(--scratch-path "$SCRATCH"); fi
@@ -238,7 +238,7 @@ fi
 command_for() {
     case $1 in
         c) echo "$ROOT/Benchmarks/c/curl-bench" ;;
-        rebound | urlsession) echo "$SWIFT_BIN/transport-benchmark" ;;
+        rebound | rebound-loop | pipeline | pipeline-loop | urlsession) echo "$SWIFT_BIN/transport-benchmark" ;;
         ahc) echo "$AHC_BIN/ahc-benchmark" ;;
     esac
 }

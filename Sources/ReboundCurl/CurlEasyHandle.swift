@@ -31,6 +31,9 @@ final class CurlEasyHandle: @unchecked Sendable {
             // An empty string asks for every encoding this libcurl can decode (gzip, br, zstd here).
             set(CURLOPT_ACCEPT_ENCODING, ""),
             set(CURLOPT_TCP_KEEPALIVE, 1),
+            // A burst to a host not yet connected waits for the first connection to learn
+            // whether it multiplexes (HTTP/2), instead of opening a connection per request.
+            set(CURLOPT_PIPEWAIT, 1),
             // Larger reads than the 16 KiB default: fewer callbacks and copies for big bodies.
             set(CURLOPT_BUFFERSIZE, 64 * 1024),
         ]

@@ -68,8 +68,8 @@ final class CurlMultiLoop: @unchecked Sendable {
                 return nil
             }, context)
         guard created == 0 else {
+            // deinit runs (every stored property is set) and cleans the multi handle up.
             Unmanaged<CurlMultiLoop>.fromOpaque(context).release()
-            curl_multi_cleanup(multi)
             return nil
         }
         self.thread.withLock { $0 = thread }
@@ -205,6 +205,12 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func checkStalls(now: UInt64) {
         var stalled: [CurlTransfer] = []
         for transfer in active.values {
+            if transfer.easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) == 0 {
+                // Waiting for a connection (queued behind the per-host limit, or connecting) is
+                // not a stall: the connect timeout and the total timeout bound it.
+                transfer.lastProgressTime = now
+                continue
+            }
             let moved = transfer.bytesReceived &+ transfer.bytesUploaded()
             if moved != transfer.lastProgressBytes {
                 transfer.lastProgressBytes = moved

@@ -53,6 +53,8 @@ final class CurlTransfer: @unchecked Sendable {
     var rawHeaders: [UInt8] = []
     var body = Data()
     var bodyLimitExceeded = false
+    /// The Content-Length of the response being received, to allocate its body once.
+    var announcedLength = 0
     var isActive = false
     var bytesReceived = 0
     var lastProgressBytes = -1
@@ -106,8 +108,10 @@ final class CurlTransfer: @unchecked Sendable {
     private static func headerList(for fields: HTTPFields) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
         var hasExpect = false
+        var hasContentType = false
         for field in fields {
             if field.name == .expect { hasExpect = true }
+            if field.name == .contentType { hasContentType = true }
             // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
             let line = field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)"
             list = curl_slist_append(list, line)
@@ -115,6 +119,9 @@ final class CurlTransfer: @unchecked Sendable {
         // libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second for a
         // server that may never answer it; an empty Expect turns that off.
         if !hasExpect { list = curl_slist_append(list, "Expect:") }
+        // libcurl labels every body it sends as a form (application/x-www-form-urlencoded) unless
+        // told otherwise; a body the caller did not label goes out unlabelled.
+        if !hasContentType { list = curl_slist_append(list, "Content-Type:") }
         return list
     }
 
@@ -135,13 +142,22 @@ final class CurlTransfer: @unchecked Sendable {
         check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeout.curlMilliseconds))
         check(easy.set(CURLOPT_TIMEOUT_MS, options.timeout.curlMilliseconds))
         // Refuses early when Content-Length already says too much; the write callback guards the rest.
-        check(easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(Swift.max(0, options.maxResponseBodySize))))
+        // (Not for HEAD, whose Content-Length describes a body that never comes.)
+        check(
+            easy.set(
+                CURLOPT_MAXFILESIZE_LARGE,
+                offset: method == .head ? 0 : Int64(Swift.max(0, options.maxResponseBodySize))))
         switch options.redirects {
         case .doNotFollow:
             check(easy.set(CURLOPT_FOLLOWLOCATION, 0))
             check(easy.set(CURLOPT_MAXREDIRS, 0))
         case .follow(let max):
-            check(easy.set(CURLOPT_FOLLOWLOCATION, 1))
+            // libcurl keeps a custom method on every redirect and drops the body: a DELETE sent
+            // on by a 303 would delete where it points, a PUT would overwrite with nothing. Only
+            // GET, HEAD and POST (which libcurl turns into a GET, as browsers do) are followed;
+            // any other method gets the redirect itself back.
+            let follows = method == .get || method == .head || method == .post
+            check(easy.set(CURLOPT_FOLLOWLOCATION, follows ? 1 : 0))
             check(easy.set(CURLOPT_MAXREDIRS, Swift.max(0, max)))
         }
         switch options.httpVersion {
@@ -167,7 +183,8 @@ final class CurlTransfer: @unchecked Sendable {
             setBody()
         default:
             check(easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue))
-            if requestBody != nil { setBody() }
+            // PUT and PATCH carry a body by definition: an empty one is sent as Content-Length: 0.
+            if requestBody != nil || method == .put || method == .patch { setBody() }
         }
         func setBody() {
             check(easy.set(CURLOPT_POST, 1))
@@ -219,6 +236,11 @@ final class CurlTransfer: @unchecked Sendable {
             bodyLimitExceeded = true
             return false
         }
+        if body.isEmpty, announcedLength > bytes.count {
+            // Allocate the body once, when it starts to arrive (not for a HEAD, a 304 or a
+            // redirect, whose Content-Length announces nothing that will come).
+            body.reserveCapacity(min(announcedLength, options.maxResponseBodySize))
+        }
         body.append(bytes.assumingMemoryBound(to: UInt8.self))
         bytesReceived &+= bytes.count
         return true
@@ -231,8 +253,9 @@ final class CurlTransfer: @unchecked Sendable {
         if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[4] == UInt8(ascii: "/")
         {
             rawHeaders.removeAll(keepingCapacity: true)
-        } else if body.isEmpty, let length = contentLength(in: bytes) {
-            body.reserveCapacity(min(length, options.maxResponseBodySize))
+            announcedLength = 0
+        } else if let length = contentLength(in: bytes) {
+            announcedLength = length
         }
         rawHeaders.append(contentsOf: bytes)
     }
@@ -382,7 +405,7 @@ final class CurlTransfer: @unchecked Sendable {
         case .insecureRedirect:
             reason = "A redirect to a protocol other than \(usesTLS ? "https" : "http or https") was refused."
         case .timeout: reason = "The request took longer than \(options.timeout)."
-        case .connectTimeout: reason = "Connecting took longer than \(options.connectTimeout)."
+        case .connectTimeout: reason = "Connecting took longer than \(min(options.connectTimeout, options.timeout))."
         default: reason = message
         }
         return NetworkError(errorCode, reason: reason, context: context)

@@ -87,10 +87,8 @@ public final class CurlTransport: HTTPTransport {
         loop?.shutdown()
     }
 
-    /// Sends a request with the configuration's default options.
-    public func send(_ request: HTTPRequest, body: Data? = nil) async throws(NetworkError) -> TransportResponse {
-        try await send(request, body: body, options: configuration.defaultOptions)
-    }
+    /// The configuration's default options, used by `send(_:body:)`.
+    public var defaultOptions: TransportOptions { configuration.defaultOptions }
 
     public func send(
         _ request: HTTPRequest,

@@ -329,3 +329,85 @@ struct CurlTransportTests {
         }
     }
 }
+
+/// Behaviours a second reading of the transport asked for.
+@Suite struct CurlTransportEdgeTests {
+    @Test(arguments: [HTTPRequest.Method.delete, .put, .patch])
+    func aRedirectIsNotFollowedForMethodsLibcurlWouldRepeatWithoutTheirBody(method: HTTPRequest.Method) async throws {
+        let route = LoopbackRoute("/moved") { _ in .respond(status: 303, headers: [("Location", "/echo")]) }
+        try await withLoopback(routes: [route]) { server, transport in
+            let response = try await transport.send(server.request(method, "/moved"), body: Data("x".utf8))
+            #expect(response.status.code == 303)
+            #expect(server.requests(to: "/echo") == 0)
+        }
+    }
+
+    @Test func aPostRedirectedBy303ContinuesAsAGet() async throws {
+        let route = LoopbackRoute("/moved") { _ in .respond(status: 303, headers: [("Location", "/echo")]) }
+        try await withLoopback(routes: [route]) { server, transport in
+            let response = try await transport.send(server.request(.post, "/moved"), body: Data("x".utf8))
+            #expect(try JSONDecoder().decode(Echo.self, from: response.body).method == "GET")
+        }
+    }
+
+    @Test func waitingForAConnectionIsNotAStall() async throws {
+        var configuration = CurlTransport.Configuration()
+        configuration.maxConnectionsPerHost = 1
+        try await withLoopback(configuration: configuration) { server, transport in
+            var stallLimited = TransportOptions()
+            stallLimited.stallTimeout = .milliseconds(700)
+            let options = stallLimited
+            // Each answers after 400 ms; with one connection the third waits 800 ms for its turn.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<3 {
+                    group.addTask {
+                        try await transport.send(server.request("/slow?ms=400"), body: nil, options: options).status
+                            .code
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == [200, 200, 200])
+        }
+    }
+
+    @Test func aHeadRequestIsNotRefusedForTheLengthOfTheBodyItDoesNotGet() async throws {
+        let route = LoopbackRoute("HEAD", "/big") { _ in
+            .respond(status: 200, headers: [("Content-Length", "50000000")])
+        }
+        try await withLoopback(routes: [route]) { server, transport in
+            var options = TransportOptions()
+            options.maxResponseBodySize = 1000
+            let response = try await transport.send(server.request(.head, "/big"), body: nil, options: options)
+            #expect(response.status == .ok)
+            #expect(response.body.isEmpty)
+        }
+    }
+
+    @Test func anUnlabelledBodyGoesOutUnlabelledAndAnEmptyPutHasALength() async throws {
+        try await withLoopback { server, transport in
+            let posted = try await transport.send(server.request(.post, "/echo"), body: Data("raw".utf8))
+            #expect(try JSONDecoder().decode(Echo.self, from: posted.body).values(of: "Content-Type").isEmpty)
+            var labelled = HTTPFields()
+            labelled[.contentType] = "application/json"
+            let json = try await transport.send(
+                server.request(.post, "/echo", headers: labelled), body: Data("{}".utf8))
+            #expect(
+                try JSONDecoder().decode(Echo.self, from: json.body).values(of: "Content-Type") == ["application/json"])
+            let put = try await transport.send(server.request(.put, "/echo"), body: nil)
+            #expect(try JSONDecoder().decode(Echo.self, from: put.body).values(of: "Content-Length") == ["0"])
+        }
+    }
+
+    @Test func sendWithoutOptionsUsesTheTransportsDefaultOptionsEvenThroughTheProtocol() async throws {
+        var configuration = CurlTransport.Configuration()
+        configuration.defaultOptions.maxResponseBodySize = 10
+        try await withLoopback(configuration: configuration) { server, transport in
+            let plain: any HTTPTransport = transport
+            let error = await #expect(throws: NetworkError.self) {
+                try await plain.send(server.request("/bytes?count=100"))
+            }
+            #expect(error?.code == .responseTooLarge)
+        }
+    }
+}

@@ -136,6 +136,9 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
 
     /// Whether the failure is one that waiting may cure.
     public func isTransient(_ failure: FailedAttempt) -> Bool {
+        // A captcha sent with 429 is not rate limiting that waiting cures: it is the captcha
+        // handler's, wherever it stands in the chain.
+        if failure.error.chainContains(BackendErrorCode.captchaRequired) { return false }
         if let status = failure.status {
             return configuration.retryableStatuses.contains(status.code)
         }

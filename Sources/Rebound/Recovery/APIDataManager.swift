@@ -215,7 +215,8 @@ public final class APIDataManager: Sendable {
             return .failure(error)
         }
 
-        for attempt in 1...limits.maxAttempts {
+        let maxAttempts = max(1, limits.maxAttempts)
+        for attempt in 1...maxAttempts {
             if Task.isCancelled {
                 return fail(RecoveryError(.cancelled, cause: lastFailure ?? CancellationError()))
             }
@@ -231,7 +232,10 @@ public final class APIDataManager: Sendable {
             let started = clock.now()
             let timeLeft = deadline - started
             guard timeLeft > .zero else {
-                return fail(RecoveryError(.deadlineExceeded, reason: "The deadline passed before attempt \(attempt)."))
+                return fail(
+                    RecoveryError(
+                        .deadlineExceeded, cause: lastFailure, reason: "The deadline passed before attempt \(attempt).")
+                )
             }
             var options = transportOptions
             options.timeout = min(limits.attemptTimeout, timeLeft)
@@ -280,10 +284,15 @@ public final class APIDataManager: Sendable {
                     history.append(record)
                     return fail(RecoveryError(.cancelled, cause: error, reason: "Cancelled before retrying."))
                 }
-                if attempt == limits.maxAttempts {
+                if attempt == maxAttempts {
                     history.append(record)
                     logAttempt(call, record)
-                    return fail(attempt > 1 ? RecoveryError(.retriesExhausted, cause: error) : error)
+                    // "Retries exhausted" only when a handler was retrying this very failure: the
+                    // previous attempt failed the same way and was recovered. A different last
+                    // failure (503, then 404) is just itself.
+                    let previous = history.dropLast().last
+                    let wasRecovering = previous?.handler != nil && previous?.error == record.error
+                    return fail(wasRecovering ? RecoveryError(.retriesExhausted, cause: error) : error)
                 }
                 let failure = FailedAttempt(
                     error: error,
@@ -315,14 +324,11 @@ public final class APIDataManager: Sendable {
                     logAttempt(call, record)
                     return fail(error)
                 }
-                record.handler = chosen.name
-                history.append(record)
-                logAttempt(call, record, delay: chosen.plan.delay)
-                instruments.recordRecovery(handler: chosen.name)
-
                 let left = deadline - clock.now()
                 // Waiting up to the deadline itself would leave no time to send again.
                 if chosen.plan.delay >= left {
+                    history.append(record)
+                    logAttempt(call, record)
                     return fail(
                         RecoveryError(
                             .deadlineExceeded,
@@ -331,6 +337,10 @@ public final class APIDataManager: Sendable {
                         )
                     )
                 }
+                record.handler = chosen.name
+                history.append(record)
+                logAttempt(call, record, delay: chosen.plan.delay)
+                instruments.recordRecovery(handler: chosen.name)
                 if chosen.plan.delay > .zero {
                     do {
                         try await clock.sleep(chosen.plan.delay)

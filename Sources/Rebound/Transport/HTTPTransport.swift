@@ -24,11 +24,17 @@ public protocol HTTPTransport: Sendable {
         body: Data?,
         options: TransportOptions
     ) async throws(NetworkError) -> TransportResponse
+
+    /// The options of a request sent without options of its own; ``TransportOptions``' defaults
+    /// unless the transport is configured otherwise.
+    var defaultOptions: TransportOptions { get }
 }
 
 extension HTTPTransport {
-    /// Sends a request with the default ``TransportOptions``.
+    public var defaultOptions: TransportOptions { TransportOptions() }
+
+    /// Sends a request with the transport's ``defaultOptions``.
     public func send(_ request: HTTPRequest, body: Data? = nil) async throws(NetworkError) -> TransportResponse {
-        try await send(request, body: body, options: TransportOptions())
+        try await send(request, body: body, options: defaultOptions)
     }
 }

@@ -87,6 +87,38 @@ import Tracing
         #expect(error?.context["endpoint"]?.revealed == "GET /tasks")
     }
 
+    @Test func aDifferentLastFailureIsReportedAsItselfNotAsExhaustedRetries() async throws {
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .status(.notFound)])
+        let api = try makeManager(transport, handlers: [temporaryHandler()], limits: RequestLimits(maxAttempts: 2))
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-HT404")
+    }
+
+    @Test func zeroMaximumAttemptsMeansOneAttemptNotACrash() async throws {
+        var limits = RequestLimits()
+        limits.maxAttempts = 0
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let error = await #expect(throws: APIError.self) {
+            try await makeManager(transport, handlers: [temporaryHandler()], limits: limits).send(
+                SampleEndpoints.listTasks)
+        }
+        #expect(error?.chain.short == "AP8-HT503")
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func aCaptchaSentWith429IsLeftToTheCaptchaHandler() async throws {
+        let payload = #"{"code":"captcha_required","message":"Solve it.","captcha":{"id":"c1","question":"2+2?"}}"#
+        let solved = Locked(0)
+        let captcha = CaptchaRequiredHandler(
+            solve: { _ in
+                solved.withLock { $0 += 1 }; return "4"
+            }, verify: { _, _ in })
+        let transport = ScriptedTransport([.json(payload, status: .tooManyRequests), .tasks])
+        let api = try makeManager(transport, handlers: [temporaryHandler(), captcha])
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(solved.withLock { $0 } == 1)
+    }
+
     @Test func retryAfterIsHonouredInBothForms() async throws {
         let clock = TestClock()
         let transport = ScriptedTransport([
