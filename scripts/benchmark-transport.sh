@@ -14,6 +14,8 @@
 #   AHC_SCRATCH=DIR   scratch path for the AsyncHTTPClient package's build
 #   PORT=18080        nginx's port; another free one is picked if it is taken
 #   NGINX_WORKERS=1   nginx worker processes: with 2 cores, one for the server, one for the client
+#   PIN=1             pin nginx to the last core and each client to the first (taskset), so that
+#                     every client meets the same placement; PIN=0 lets the scheduler choose
 #   RUN_TIMEOUT=600   seconds after which one client run is killed and counted as failed
 #   RESULTS=FILE      where the JSON lines go (default: .build-benchmark/transport-DATE.jsonl)
 #
@@ -35,6 +37,15 @@ SCRATCH=${SCRATCH:-}
 AHC_SCRATCH=${AHC_SCRATCH:-}
 PORT=${PORT:-18080}
 NGINX_WORKERS=${NGINX_WORKERS:-1}
+PIN=${PIN:-1}
+SERVER_PIN=()
+CLIENT_PIN=()
+if [[ $PIN == 1 ]] && command -v taskset >/dev/null 2>&1 && (($(nproc) >= 2)); then
+    # Without pinning, whether a client's threads share a core with nginx decides its numbers
+    # more than the client does: ratios swung from 0.3 to 2 between rounds on this machine.
+    SERVER_PIN=(taskset -c "$(($(nproc) - 1))")
+    CLIENT_PIN=(taskset -c 0)
+fi
 RUN_TIMEOUT=${RUN_TIMEOUT:-600}
 RESULTS=${RESULTS:-$ROOT/.build-benchmark/transport-$(date +%Y%m%d-%H%M%S).jsonl}
 
@@ -177,7 +188,7 @@ http {
 EOF
 
 log "starting $("$NGINX" -v 2>&1) on 127.0.0.1:$PORT"
-"$NGINX" -p "$SERVER_DIR" -c "$SERVER_DIR/nginx.conf" -e "$SERVER_DIR/error.log" &
+"${SERVER_PIN[@]}" "$NGINX" -p "$SERVER_DIR" -c "$SERVER_DIR/nginx.conf" -e "$SERVER_DIR/error.log" &
 NGINX_PID=$!
 BASE_URL="http://127.0.0.1:$PORT"
 python3 - "$BASE_URL" "$SMALL_BYTES" "$LARGE_BYTES" <<'PY' || { cat "$SERVER_DIR/error.log" >&2; exit 1; }
@@ -261,7 +272,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
             status=0
             accepted_before=$(accepted_connections)
             # In the background and waited for, so that an interrupt stops the run at once.
-            timeout "$RUN_TIMEOUT" "$(command_for "$client")" --client "$client" --workload "$workload" \
+            timeout "$RUN_TIMEOUT" "${CLIENT_PIN[@]}" "$(command_for "$client")" --client "$client" --workload "$workload" \
                 --url "$url" --expect-bytes "$bytes" --requests "$requests" --warmup "$warmup" \
                 >"$SERVER_DIR/report.json" &
             CLIENT_PID=$!
@@ -293,7 +304,7 @@ SUMMARY=${RESULTS%.jsonl}.md
 {
     echo "# Transport benchmark$([[ $QUICK == 1 ]] && echo ' (QUICK smoke run: small N, not for conclusions)')"
     echo
-    echo "$(date -u +%Y-%m-%dT%H:%MZ), $ROUNDS round(s), $(nproc) cores, $(curl-config --version 2>/dev/null || echo libcurl), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //') with $NGINX_WORKERS worker(s), $(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')"
+    echo "$(date -u +%Y-%m-%dT%H:%MZ), $ROUNDS round(s), $(nproc) cores, $(curl-config --version 2>/dev/null || echo libcurl), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //') with $NGINX_WORKERS worker(s), $([[ ${#CLIENT_PIN[@]} -gt 0 ]] && echo "nginx on core $(($(nproc) - 1)), clients on core 0" || echo "not pinned"), $(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')"
     python3 - "$RESULTS" "$CLIENTS" "$WORKLOADS" <<'PY'
 import json, statistics, sys
 

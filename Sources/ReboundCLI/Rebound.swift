@@ -12,21 +12,25 @@ import ArgumentParser
 struct Rebound: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rebound",
-        abstract: "Send HTTP requests through Rebound's recovery pipeline, and explore retry schedules.",
+        abstract:
+            "Send HTTP requests through Rebound's recovery pipeline, explore retry schedules, analyse failure reports.",
         discussion: """
             `fetch` sends one request the way an app built on Rebound would: failures that pass by \
             themselves (429, 502, 503, 504, timeouts, refused or reset connections) are retried with \
             exponential backoff and jitter, within a per-attempt timeout and an overall deadline, and \
             every attempt is reported. `simulate` prints the waits a retry policy would choose, drawn \
-            by the same code, without sending anything.
+            by the same code, without sending anything. `report` reads non-fatal reports (JSON lines \
+            written by Rebound's reporter) and shows the top chains, builds, and new, regressed and \
+            growing chains against a baseline.
 
             Examples:
               rebound fetch https://api.example.com/v1/tasks
               rebound fetch --json --seed 42 https://api.example.com/v1/tasks
               rebound simulate --max-attempts 6 --jitter equal --samples 10 --seed 7
+              rebound report reports/*.jsonl --baseline last-week/*.jsonl
 
             Exit status: 0 success, 1 the server's last answer was not 2xx, 3 no answer (network \
-            failure), 64 invalid arguments.
+            failure), 64 invalid arguments, 66 a report file cannot be read.
             """,
         subcommands: [FetchCommand.self, SimulateCommand.self, ReportCommand.self]
     )
