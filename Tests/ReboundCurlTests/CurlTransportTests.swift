@@ -355,19 +355,21 @@ struct CurlTransportTests {
         configuration.maxConnectionsPerHost = 1
         try await withLoopback(configuration: configuration) { server, transport in
             var stallLimited = TransportOptions()
-            stallLimited.stallTimeout = .milliseconds(700)
+            stallLimited.stallTimeout = .milliseconds(1200)
             let options = stallLimited
-            // Each answers after 400 ms; with one connection the third waits 800 ms for its turn.
+            // Each answers after 300 ms; on one connection the fifth waits 1.2 s for its turn and
+            // 1.5 s in all, past the stall limit, while each moves again within 300 ms of sending.
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<3 {
+                for _ in 0..<5 {
                     group.addTask {
-                        try await transport.send(server.request("/slow?ms=400"), body: nil, options: options).status
+                        try await transport.send(server.request("/slow?ms=300"), body: nil, options: options).status
                             .code
                     }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }
-            #expect(statuses == [200, 200, 200])
+            #expect(statuses == [200, 200, 200, 200, 200])
+            #expect(server.connectionsAccepted == 1)
         }
     }
 

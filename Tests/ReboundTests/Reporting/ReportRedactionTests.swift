@@ -26,7 +26,7 @@ import Tracing
         let directory = try ReportingFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("reports.jsonl").path
-        let recorder = ReportLogRecorder()
+        let recorder = RecordingLogHandler()
         let metrics = TestMetrics()
         let tracer = InMemoryTracer()
         let reporter = ReportingFixture.reporter([

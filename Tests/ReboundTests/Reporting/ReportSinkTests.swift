@@ -10,7 +10,7 @@ import Tracing
     // MARK: - swift-log
 
     @Test func theLogSinkWritesOneLinePerReportWithTheChainContextPlaceBuildAndSession() async throws {
-        let recorder = ReportLogRecorder()
+        let recorder = RecordingLogHandler()
         let sink = LoggingReportSink(logger: Logger(label: "test", factory: { _ in recorder }))
         let reporter = ReportingFixture.reporter([sink])
         reporter.record(talkExample(), context: ["screen": "login"])
