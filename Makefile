@@ -19,7 +19,7 @@ test: setup-tests lint
 	$(MAKE) test-tsan
 
 test-tsan: setup-tests
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
