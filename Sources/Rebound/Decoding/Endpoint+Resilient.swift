@@ -37,8 +37,7 @@ extension Endpoint where Response: Decodable {
         decoder: JSONDecoder = JSONDecoder(),
         observer: (any PartialDecodingObserver)? = nil
     ) {
-        // Without the query, which may carry secrets, as the data manager labels calls.
-        let label = "\(method.rawValue) \(path.split(separator: "?", maxSplits: 1).first ?? "")"
+        let label = Self.label(method: method, path: path)
         self.init(method, path, headerFields: headerFields, body: body, errorCode: errorCode, limits: limits) {
             response throws(JSONError) in
             let (value, digest) = try ResilientDecoding.decode(Response.self, from: response.body, decoder: decoder)

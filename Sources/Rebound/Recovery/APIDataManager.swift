@@ -159,9 +159,7 @@ public final class APIDataManager: Sendable {
             self.endpoint = endpoint
             self.fileID = fileID
             self.line = line
-            let path = endpoint.path
-            let withoutQuery = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(path[..<$0]) } ?? path
-            label = endpoint.method.rawValue + " " + withoutQuery
+            label = Endpoint<Response, Code>.label(method: endpoint.method, path: endpoint.path)
         }
     }
 

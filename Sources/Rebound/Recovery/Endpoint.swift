@@ -97,3 +97,12 @@ extension Endpoint where Response == TransportResponse {
         }
     }
 }
+
+extension Endpoint {
+    /// `GET /v1/tasks`: the method and the path without its query, which may carry secrets. This is
+    /// how logs, spans and errors name a call.
+    static func label(method: HTTPRequest.Method, path: String) -> String {
+        let withoutQuery = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(path[..<$0]) } ?? path
+        return method.rawValue + " " + withoutQuery
+    }
+}
