@@ -29,7 +29,6 @@ final class CurlTransfer: @unchecked Sendable {
         /// Time until the request could be sent: zero when no connection was ever ready. (The
         /// connect time alone is zero on a reused connection too.)
         var pretransferMicroseconds: Int64
-        var totalMicroseconds: Int64
         var errorMessage: String?
     }
 
@@ -289,7 +288,6 @@ final class CurlTransfer: @unchecked Sendable {
             redirectCount: easy.info(long: CURLINFO_REDIRECT_COUNT),
             newConnections: easy.info(long: CURLINFO_NUM_CONNECTS),
             pretransferMicroseconds: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T),
-            totalMicroseconds: easy.info(offset: CURLINFO_TOTAL_TIME_T),
             errorMessage: easy.errorMessage
         )
     }
