@@ -34,8 +34,11 @@ final class CurlEasyHandle: @unchecked Sendable {
             // A burst to a host not yet connected waits for the first connection to learn
             // whether it multiplexes (HTTP/2), instead of opening a connection per request.
             set(CURLOPT_PIPEWAIT, 1),
-            // Larger reads than the 16 KiB default: fewer callbacks and copies for big bodies.
-            set(CURLOPT_BUFFERSIZE, 64 * 1024),
+            // CURLOPT_BUFFERSIZE stays at its 16 KiB default on purpose: libcurl 7.88 allocates the
+            // receive buffer for every transfer and frees it when the transfer ends, and with 64 KiB
+            // buffers, 16 transfers in flight pushed malloc to give the heap back to the system and
+            // fault it in again all the time (10% of the CPU of small requests); 1 MiB downloads
+            // were no faster with the larger buffer (docs/performance.md).
         ]
         guard settings.allSatisfy({ $0 == CURLE_OK }) else { return nil }
     }
