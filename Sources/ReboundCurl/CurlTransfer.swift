@@ -36,11 +36,14 @@ final class CurlTransfer: @unchecked Sendable {
     let easy: CurlEasyHandle
     let stallTimeoutNanoseconds: UInt64
     private let usesTLS: Bool
-    private let headerList: UnsafeMutablePointer<curl_slist>?
+    private let headerList: RequestHeaderList
     private let requestBody: UnsafeMutableRawBufferPointer?
 
     /// Set by the caller before submission; resumed exactly once by the loop.
     var continuation: UnsafeContinuation<Outcome, Never>?
+    /// Whether the caller's task runs on the loop's own executor, set before submission: such a
+    /// caller is resumed at once, since that only queues it for the loop's next turn.
+    var resumesOnLoop = false
     /// Set from any thread when the caller's task is cancelled.
     let cancellation = Atomic<Bool>(false)
     /// Set by the loop when it is done with the transfer, read by the caller before it reads the
@@ -66,10 +69,10 @@ final class CurlTransfer: @unchecked Sendable {
         options: TransportOptions,
         easy: CurlEasyHandle
     ) throws(NetworkError) {
-        let url = try Self.url(of: request)
+        let (url, usesTLS) = try Self.url(of: request)
         self.options = options
         self.easy = easy
-        self.usesTLS = request.scheme?.lowercased() == "https"
+        self.usesTLS = usesTLS
         self.stallTimeoutNanoseconds = options.stallTimeout.clampedNanoseconds
         if let body {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
@@ -78,50 +81,40 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             requestBody = nil
         }
-        headerList = Self.headerList(for: request.headerFields)
+        headerList = RequestHeaderList(request.headerFields)
         try configure(url: url, method: request.method)
     }
 
     deinit {
-        curl_slist_free_all(headerList)
         requestBody?.deallocate()
     }
 
     // MARK: - Preparing
 
-    private static func url(of request: HTTPRequest) throws(NetworkError) -> String {
-        guard let scheme = request.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw NetworkError(.invalidURL, reason: "The scheme must be http or https.")
+    /// The URL libcurl is given, and whether it is https.
+    private static func url(of request: HTTPRequest) throws(NetworkError) -> (url: String, usesTLS: Bool) {
+        let usesTLS: Bool
+        switch request.scheme {
+        case "https": usesTLS = true
+        case "http": usesTLS = false
+        case let scheme? where scheme.lowercased() == "https": usesTLS = true
+        case let scheme? where scheme.lowercased() == "http": usesTLS = false
+        default: throw NetworkError(.invalidURL, reason: "The scheme must be http or https.")
         }
-        guard let authority = request.authority, !authority.isEmpty else {
+        guard var authority = request.authority, !authority.isEmpty else {
             throw NetworkError(.invalidURL, reason: "The request has no host.")
         }
-        let path = request.path ?? "/"
+        var path = request.path ?? "/"
         let forbidden: (UInt8) -> Bool = { $0 <= 0x20 || $0 == 0x7F }
-        if authority.utf8.contains(where: forbidden) || path.utf8.contains(where: forbidden) {
+        if authority.withUTF8({ $0.contains(where: forbidden) }) || path.withUTF8({ $0.contains(where: forbidden) }) {
             throw NetworkError(.invalidURL, reason: "The URL contains spaces or control characters.")
         }
-        return scheme + "://" + authority + (path.hasPrefix("/") ? path : "/" + path)
-    }
-
-    private static func headerList(for fields: HTTPFields) -> UnsafeMutablePointer<curl_slist>? {
-        var list: UnsafeMutablePointer<curl_slist>?
-        var hasExpect = false
-        var hasContentType = false
-        for field in fields {
-            if field.name == .expect { hasExpect = true }
-            if field.name == .contentType { hasContentType = true }
-            // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
-            let line = field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)"
-            list = curl_slist_append(list, line)
-        }
-        // libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second for a
-        // server that may never answer it; an empty Expect turns that off.
-        if !hasExpect { list = curl_slist_append(list, "Expect:") }
-        // libcurl labels every body it sends as a form (application/x-www-form-urlencoded) unless
-        // told otherwise; a body the caller did not label goes out unlabelled.
-        if !hasContentType { list = curl_slist_append(list, "Content-Type:") }
-        return list
+        var url = usesTLS ? "https://" : "http://"
+        url.reserveCapacity(url.utf8.count + authority.utf8.count + path.utf8.count + 1)
+        url += authority
+        if !path.hasPrefix("/") { url += "/" }
+        url += path
+        return (url, usesTLS)
     }
 
     private func configure(url: String, method: HTTPRequest.Method) throws(NetworkError) {
@@ -164,7 +157,7 @@ final class CurlTransfer: @unchecked Sendable {
         case .http1: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
         case .http2PriorKnowledge: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)))
         }
-        check(easy.set(CURLOPT_HTTPHEADER, pointer: headerList.map { UnsafeRawPointer($0) }))
+        check(easy.set(CURLOPT_HTTPHEADER, pointer: headerList.head.map { UnsafeRawPointer($0) }))
 
         // Back to a plain GET, then the method. The order matters: setting POSTFIELDS, even to
         // nothing, makes the request a POST, and HTTPGET, set last, makes it a GET again (and
@@ -253,32 +246,15 @@ final class CurlTransfer: @unchecked Sendable {
         {
             rawHeaders.removeAll(keepingCapacity: true)
             announcedLength = 0
-        } else if let length = contentLength(in: bytes) {
+        } else if let length = ResponseHeadParser.contentLength(in: bytes) {
             announcedLength = length
         }
+        if rawHeaders.capacity == 0 { rawHeaders.reserveCapacity(Self.typicalHeadSize) }
         rawHeaders.append(contentsOf: bytes)
     }
 
-    /// The value of a `Content-Length` line, so that the body can be allocated once.
-    private func contentLength(in line: UnsafeRawBufferPointer) -> Int? {
-        let name = "content-length:".utf8
-        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c") else { return nil }
-        for (offset, expected) in name.enumerated() where line[offset] | 0x20 != expected | 0x20 { return nil }
-        var value = 0
-        for byte in line[name.count...] {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let (next, overflow) = value.multipliedReportingOverflow(by: 10)
-                if overflow { return nil }
-                value = next + Int(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                continue
-            default:
-                return nil
-            }
-        }
-        return value
-    }
+    /// Room for a typical response head, reserved at its first line so it grows once or never.
+    private static let typicalHeadSize = 512
 
     /// Reads what the caller will need from the easy handle, before the loop reuses it.
     func completion() -> Completion {
@@ -323,7 +299,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func response(_ completion: Completion) -> TransportResponse {
-        let (reasonPhrase, fields) = Self.parseHead(rawHeaders)
+        let (reasonPhrase, fields) = ResponseHeadParser.parse(rawHeaders)
         let status = HTTPResponse.Status(code: completion.status, reasonPhrase: reasonPhrase)
         let version: String
         switch completion.httpVersion {
@@ -341,51 +317,6 @@ final class CurlTransfer: @unchecked Sendable {
                 newConnections: completion.newConnections
             )
         )
-    }
-
-    /// Splits a raw response head into the reason phrase and the header fields.
-    static func parseHead(_ raw: [UInt8]) -> (reasonPhrase: String, fields: HTTPFields) {
-        raw.withUnsafeBufferPointer { bytes in
-            var fields = HTTPFields()
-            var reasonPhrase = ""
-            var lineStart = 0
-            var isStatusLine = true
-            while lineStart < bytes.count {
-                var lineEnd = lineStart
-                while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
-                let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
-                lineStart = lineEnd + 1
-                if isStatusLine {
-                    // "HTTP/1.1 200 OK": the reason is whatever follows the second space.
-                    isStatusLine = false
-                    if let first = line.firstIndex(of: UInt8(ascii: " ")),
-                        let second = line[(first + 1)...].firstIndex(of: UInt8(ascii: " "))
-                    {
-                        reasonPhrase = String(decoding: trimmed(line[(second + 1)...]), as: UTF8.self)
-                    }
-                    continue
-                }
-                guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0,
-                    let name = HTTPField.Name(String(decoding: line[..<colon], as: UTF8.self))
-                else { continue }
-                fields.append(
-                    HTTPField(name: name, value: String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self)))
-            }
-            return (reasonPhrase, fields)
-        }
-    }
-
-    /// The bytes without leading and trailing spaces, tabs and line ends.
-    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
-        func isWhitespace(_ byte: UInt8) -> Bool {
-            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
-                || byte == UInt8(ascii: "\n")
-        }
-        var lower = bytes.startIndex
-        var upper = bytes.endIndex
-        while lower < upper && isWhitespace(bytes[lower]) { lower += 1 }
-        while upper > lower && isWhitespace(bytes[upper - 1]) { upper -= 1 }
-        return bytes[lower..<upper]
     }
 
     private func error(for code: CURLcode, _ completion: Completion) -> NetworkError {

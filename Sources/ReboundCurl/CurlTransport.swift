@@ -99,6 +99,7 @@ public final class CurlTransport: HTTPTransport {
             throw NetworkError(.transportUnavailable, reason: "libcurl could not be initialised.")
         }
         let transfer = try CurlTransfer(request: request, body: body, options: options, easy: easy)
+        transfer.resumesOnLoop = withUnsafeCurrentTask { $0?.unownedTaskExecutor == loop.asUnownedTaskExecutor() }
         let outcome = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 transfer.continuation = continuation
