@@ -157,8 +157,6 @@ final class CurlMultiLoop: @unchecked Sendable {
             curl_multi_perform(multi, &running)
             drainFinished()
 
-            finished.resumeAll()
-
             var timeout = 10_000
             if !active.isEmpty {
                 let now = monotonicNanoseconds()
@@ -168,6 +166,8 @@ final class CurlMultiLoop: @unchecked Sendable {
                 }
                 timeout = Int((nextStallCheck - min(now, nextStallCheck)) / 1_000_000) + 1
             }
+            // After the stall check, which may finish transfers too.
+            finished.resumeAll()
             let mustSleep = inbox.withLock { inbox -> Bool in
                 guard inbox.commands.isEmpty, !inbox.isShutDown else { return false }
                 inbox.isPolling = true
