@@ -17,12 +17,13 @@ extension Error {
     /// worked out without building the links' reasons and context.
     public var shortChain: String {
         var parts: [String] = []
-        for error in causalChain {
-            if let layered = error as? any LayeredError {
+        walkChain { error, layered in
+            if let layered {
                 parts.append(layered.shortName + String(layered.codeValue))
             } else {
                 parts.append(ErrorChain.Link(foreign: error).short)
             }
+            return false
         }
         return parts.joined(separator: "-")
     }
@@ -34,8 +35,8 @@ extension Error {
     ///
     /// Like Go's `errors.Is`: `error.chainContains(NetworkErrorCode.timeout)`.
     public func chainContains<Code: ErrorCode>(_ code: Code) -> Bool {
-        causalChain.contains { error in
-            guard let layered = error as? any LayeredError else { return false }
+        walkChain { _, layered in
+            guard let layered else { return false }
             return (layered.domain == Code.domain && layered.codeValue == code.rawValue)
                 || layered.nested?.matches(code) == true
         }
@@ -50,9 +51,34 @@ extension Error {
 
     /// The outermost error of type `type` in the chain, for any error type, foreign ones included.
     public func firstError<Wanted: Error>(as type: Wanted.Type) -> Wanted? {
-        for error in causalChain {
-            if let wanted = error as? Wanted { return wanted }
+        var found: Wanted?
+        walkChain { error, _ in
+            found = error as? Wanted
+            return found != nil
         }
-        return nil
+        return found
+    }
+
+    /// Visits the errors of ``causalChain`` in its order, without building it, until `visit`
+    /// returns `true`; returns whether it did.
+    ///
+    /// Each error is cast to ``LayeredError`` once, for both `visit` and the step to its cause: the
+    /// queries above run on every failed attempt, and the cast (a protocol conformance lookup) is
+    /// most of their cost.
+    @discardableResult
+    func walkChain(_ visit: (_ error: any Error, _ layered: (any LayeredError)?) -> Bool) -> Bool {
+        var current: (any Error)? = self
+        var depth = 0
+        while let error = current, depth < ErrorChain.maximumDepth {
+            let layered = error as? any LayeredError
+            if visit(error, layered) { return true }
+            depth += 1
+            if let layered {
+                current = layered.cause
+            } else {
+                current = ErrorChain.foreignCause(of: error)
+            }
+        }
+        return false
     }
 }

@@ -45,6 +45,11 @@ public struct ErrorChain: Hashable, Sendable, Codable {
     /// The error that `error` wraps, if it wraps one.
     static func cause(of error: any Error) -> (any Error)? {
         if let layered = error as? any LayeredError { return layered.cause }
+        return foreignCause(of: error)
+    }
+
+    /// The error that `error`, which is not a ``LayeredError``, wraps, if it wraps one.
+    static func foreignCause(of error: any Error) -> (any Error)? {
         if let decoding = error as? DecodingError { return decoding.decodingContext?.underlyingError }
         return nil
     }

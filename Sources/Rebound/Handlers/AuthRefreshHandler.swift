@@ -120,6 +120,37 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         var refreshStarts: [Duration] = []
         /// The credential (by generation; `nil` for none) whose refresh failed, and the error.
         var failedRefresh: (generation: Int?, error: any Error)?
+        /// The header of the access token requests were last prepared with, kept so that
+        /// ``prepare(_:)`` builds and validates it once per credential rather than on every
+        /// attempt.
+        var authorization: Authorization?
+    }
+
+    /// The header field that carries one access token, as ``prepare(_:)`` sets it.
+    private final class Authorization: Sendable, CustomReflectable {
+        /// The token it was made from: the cache key. A different token, whatever its generation,
+        /// gets a new header.
+        let accessToken: String
+        /// `Bearer <token>`.
+        let value: String
+        /// The fields that `headerFields[headerName] = value` sets.
+        let fields: [HTTPField]
+        /// Header fields holding just ``fields``: what a request without header fields ends up with.
+        let only: HTTPFields
+
+        init(accessToken: String, value: String, name: HTTPField.Name) {
+            self.accessToken = accessToken
+            self.value = value
+            var only = HTTPFields()
+            only[name] = value
+            self.only = only
+            fields = Array(only)
+        }
+
+        /// Nothing of the token: `dump` of the handler must not print it.
+        var customMirror: Mirror {
+            Mirror(self, children: ["accessToken": ErrorContext.Value.redactionMarker], displayStyle: .class)
+        }
     }
 
     private let clock: PipelineClock
@@ -170,10 +201,21 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// Sets the credential's header field, replacing any the request had; with no credential in
     /// the store, leaves the request alone.
     public func prepare(_ request: inout HTTPRequest) async throws {
-        let current = await store.current()
-        forgetFailedRefresh(unlessOf: current)
-        guard let current else { return }
-        request.headerFields[configuration.headerName] = headerValue(for: current)
+        guard let current = await store.current() else {
+            // Nobody is signed in: keep no token around.
+            state.withLock { $0.authorization = nil }
+            return
+        }
+        let header = state.withLock { state in
+            Self.forgetFailedRefresh(in: &state, unlessOf: current)
+            return authorization(for: current, in: &state)
+        }
+        // The same fields as `headerFields[headerName] = value`, without building them again.
+        if request.headerFields.isEmpty {
+            request.headerFields = header.only
+        } else {
+            request.headerFields[fields: configuration.headerName] = header.fields
+        }
     }
 
     public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
@@ -281,10 +323,12 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// Forgets a failed refresh once the store holds another credential: a sign-in starts afresh.
     private func forgetFailedRefresh(unlessOf current: Credential?) {
         guard let current else { return }
-        state.withLock { state in
-            if let failed = state.failedRefresh, failed.generation != current.generation {
-                state.failedRefresh = nil
-            }
+        state.withLock { state in Self.forgetFailedRefresh(in: &state, unlessOf: current) }
+    }
+
+    private static func forgetFailedRefresh(in state: inout State, unlessOf current: Credential) {
+        if let failed = state.failedRefresh, failed.generation != current.generation {
+            state.failedRefresh = nil
         }
     }
 
@@ -301,6 +345,23 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
 
     /// `Bearer <token>`, or the bare token when the scheme is empty.
     private func headerValue(for credential: Credential) -> String {
-        configuration.scheme.isEmpty ? credential.accessToken : "\(configuration.scheme) \(credential.accessToken)"
+        state.withLock { state in authorization(for: credential, in: &state).value }
     }
+
+    /// The header of `credential`'s access token: the cached one if it was made from the same
+    /// token, else a new one, which replaces it in the cache.
+    private func authorization(for credential: Credential, in state: inout State) -> Authorization {
+        if let cached = state.authorization, cached.accessToken == credential.accessToken { return cached }
+        let value =
+            configuration.scheme.isEmpty ? credential.accessToken : "\(configuration.scheme) \(credential.accessToken)"
+        let made = Authorization(accessToken: credential.accessToken, value: value, name: configuration.headerName)
+        state.authorization = made
+        return made
+    }
+}
+
+// `attemptDidSucceed` is the protocol's default, which does nothing.
+extension AuthRefreshHandler: HandlerHookUsage {
+    var usesPrepare: Bool { true }
+    var usesAttemptDidSucceed: Bool { false }
 }

@@ -131,7 +131,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     }
 
     public func attemptDidSucceed(_ request: HTTPRequest) async {
-        budget.recordSuccess()
+        attemptDidSucceedSynchronously(request)
     }
 
     /// Whether the failure is one that waiting may cure.
@@ -159,6 +159,17 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
         let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }
         return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(
             separator: "-")
+    }
+}
+
+extension BackendTemporaryErrorHandler: HandlerHookUsage {
+    /// `prepare` only adds idempotency keys, and the configuration cannot change.
+    var usesPrepare: Bool { configuration.addsIdempotencyKey }
+    var usesAttemptDidSucceed: Bool { true }
+
+    /// Refills the retry budget.
+    func attemptDidSucceedSynchronously(_ request: HTTPRequest) {
+        budget.recordSuccess()
     }
 }
 

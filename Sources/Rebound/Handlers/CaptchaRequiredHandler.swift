@@ -196,3 +196,9 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
         solved.withLock { $0.contains(id) }
     }
 }
+
+// `prepare` and `attemptDidSucceed` are the protocol's defaults, which do nothing.
+extension CaptchaRequiredHandler: HandlerHookUsage {
+    var usesPrepare: Bool { false }
+    var usesAttemptDidSucceed: Bool { false }
+}

@@ -1,5 +1,5 @@
-import Foundation
-import HTTPTypes
+public import Foundation
+public import HTTPTypes
 public import Logging
 public import Metrics
 public import Tracing
@@ -56,13 +56,18 @@ public final class APIDataManager: Sendable {
     /// The handlers' names, read once: a handler's default name is its type's name, which is
     /// costly to look up on every failure.
     private let handlerNames: [String]
+    /// The handlers whose ``RecoverableErrorHandler/prepare(_:)`` may change a request, in order.
+    private let preparingHandlers: [any RecoverableErrorHandler]
+    /// The handlers whose ``RecoverableErrorHandler/attemptDidSucceed(_:)`` does something, in order.
+    private let successObservers: [SuccessObserver]
     private let scheme: String
     private let authority: String
     private let basePath: String
     private let clock: PipelineClock
     private let logger: Logger
     private let instruments: PipelineInstruments
-    private let tracer: (any Tracer)?
+    @usableFromInline
+    let tracer: (any Tracer)?
 
     /// Creates a data manager for the API at `baseURL`.
     ///
@@ -110,6 +115,13 @@ public final class APIDataManager: Sendable {
         self.transport = transport
         self.handlers = handlers
         self.handlerNames = handlers.map(\.name)
+        // A call to a hook that does nothing still costs an async call through an existential on
+        // every attempt; the built-in handlers say which of theirs do nothing.
+        self.preparingHandlers = handlers.filter { ($0 as? any HandlerHookUsage)?.usesPrepare ?? true }
+        self.successObservers = handlers.compactMap { handler in
+            guard let builtIn = handler as? any HandlerHookUsage else { return .asynchronous(handler) }
+            return builtIn.usesAttemptDidSucceed ? .synchronous(builtIn) : nil
+        }
         self.limits = limits
         self.backendErrorParser = backendErrorParser
         self.transportOptions = transportOptions
@@ -130,41 +142,82 @@ public final class APIDataManager: Sendable {
     /// - Throws: The caller's API error, `LayerError(endpoint.errorCode, cause: failure)`, carrying
     ///   the ``AttemptHistory``. The cause is the last attempt's failure, or a ``RecoveryError``
     ///   (retries exhausted, deadline exceeded, cancelled, or a handler's own failure) over it.
+    @inlinable
     public func send<Response, Code>(
         _ endpoint: Endpoint<Response, Code>,
         fileID: String = #fileID,
         line: Int = #line
     ) async throws(LayerError<Code>) -> Response {
-        let call = Call(endpoint: endpoint, fileID: fileID, line: line)
-        let result: Result<Response, LayerError<Code>>
-        if let tracer {
-            result = await Self.traced(by: tracer, call.label) { span in await run(call, span: span) }
-        } else {
-            result = await run(call, span: nil)
+        // Inlinable, so that this part, the only one that knows `Response` and `Code`, is
+        // specialized in the caller's module. The loop itself is not generic: an unspecialized
+        // generic async function looks up the metadata of its generic types again and again, on
+        // every call and resumption. It decodes and fails through these two closures, written out
+        // as arguments so that the variables they set stay off the heap (local functions would box
+        // them).
+        let call = Call(
+            method: endpoint.method,
+            path: endpoint.path,
+            headerFields: endpoint.headerFields,
+            body: endpoint.body,
+            limits: endpoint.limits ?? limits
+        )
+        var value: Response?
+        var failure: LayerError<Code>?
+        await run(
+            call,
+            endpointName: endpoint.errorCode.name,
+            decode: { response in value = try decode(response, with: endpoint) },
+            failed: { cause, history, label, span in
+                failure = self.failure(
+                    of: endpoint, cause: cause, history: history, label: label, fileID: fileID, line: line, span: span)
+            }
+        )
+        if let failure { throw failure }
+        // `run` either decoded a value or failed; should that ever not hold, the caller gets an
+        // error, not a crash.
+        guard let value else {
+            throw self.failure(
+                of: endpoint, cause: RecoveryError(.retriesExhausted), history: [], label: call.label, fileID: fileID,
+                line: line, span: nil)
         }
-        return try result.get()
+        return value
     }
 
     // MARK: - The loop
 
-    /// What one call needs to build its requests and its final error.
-    private struct Call<Response: Sendable, Code: ErrorCode> {
-        let endpoint: Endpoint<Response, Code>
-        let fileID: String
-        let line: Int
-        /// `GET /v1/tasks`, without the query: queries may carry secrets.
-        let label: String
+    /// What the loop needs of an endpoint: everything but its types.
+    @usableFromInline
+    struct Call {
+        let method: HTTPRequest.Method
+        let path: String
+        let headerFields: HTTPFields
+        let body: Data?
+        let limits: RequestLimits
 
-        init(endpoint: Endpoint<Response, Code>, fileID: String, line: Int) {
-            self.endpoint = endpoint
-            self.fileID = fileID
-            self.line = line
-            label = Endpoint<Response, Code>.label(method: endpoint.method, path: endpoint.path)
+        @usableFromInline
+        init(method: HTTPRequest.Method, path: String, headerFields: HTTPFields, body: Data?, limits: RequestLimits) {
+            self.method = method
+            self.path = path
+            self.headerFields = headerFields
+            self.body = body
+            self.limits = limits
         }
+
+        /// `GET /v1/tasks`, without the query: queries may carry secrets. Made only when a span, a
+        /// log line or an error needs it.
+        @usableFromInline
+        var label: String { endpointLabel(method: method, path: path) }
     }
 
-    private enum Outcome<Response> {
-        case success(Response, TransportResponse)
+    /// A handler to tell of successful attempts, and how.
+    private enum SuccessObserver {
+        /// A built-in handler whose ``RecoverableErrorHandler/attemptDidSucceed(_:)`` never suspends.
+        case synchronous(any HandlerHookUsage)
+        case asynchronous(any RecoverableErrorHandler)
+    }
+
+    private enum Outcome {
+        case success(TransportResponse)
         case failure(any Error, TransportResponse?)
 
         var isSuccess: Bool {
@@ -173,44 +226,50 @@ public final class APIDataManager: Sendable {
         }
     }
 
-    private func run<Response, Code>(
-        _ call: Call<Response, Code>,
-        span: (any Span)?
-    ) async -> Result<Response, LayerError<Code>> {
-        let endpoint = call.endpoint
-        let limits = endpoint.limits ?? self.limits
+    /// Runs a call, in a client span named after it when there is a tracer.
+    ///
+    /// Inlinable, like ``send(_:fileID:line:)``, so that its closures stay on the stack and no
+    /// async call is added between the caller and the loop.
+    @inlinable
+    func run(
+        _ call: Call,
+        endpointName: @autoclosure () -> String,
+        decode: (TransportResponse) throws -> Void,
+        failed: (_ cause: any Error, _ history: [AttemptRecord], _ label: String, _ span: (any Span)?) -> Void
+    ) async {
+        guard let tracer else {
+            return await runAttempts(call, span: nil, endpointName: endpointName(), decode: decode, failed: failed)
+        }
+        await Self.traced(by: tracer, call.label) { span in
+            await runAttempts(call, span: span, endpointName: endpointName(), decode: decode, failed: failed)
+        }
+    }
+
+    /// Runs a call's attempts until one succeeds (after `decode` took its response) or the call
+    /// fails (after `failed` was told why, once).
+    @usableFromInline
+    func runAttempts(
+        _ call: Call,
+        span: (any Span)?,
+        endpointName: @autoclosure () -> String,
+        decode: (TransportResponse) throws -> Void,
+        failed: (_ cause: any Error, _ history: [AttemptRecord], _ label: String, _ span: (any Span)?) -> Void
+    ) async {
+        let limits = call.limits
         let deadline = clock.now() + limits.deadline
         var request = HTTPRequest(
-            method: endpoint.method,
+            method: call.method,
             scheme: scheme,
             authority: authority,
-            path: basePath + endpoint.path,
-            headerFields: endpoint.headerFields
+            path: basePath + call.path,
+            headerFields: call.headerFields
         )
         var history: [AttemptRecord] = []
         var delayBefore = Duration.zero
         var lastFailure: (any Error)?
 
-        func fail(_ cause: any Error) -> Result<Response, LayerError<Code>> {
-            var error = LayerError<Code>(
-                endpoint.errorCode,
-                cause: cause,
-                context: ["endpoint": "\(call.label)", "attempts": "\(history.count)"],
-                fileID: call.fileID,
-                line: call.line
-            )
-            error.attachments.append(AttemptHistory(attempts: history))
-            let chain = error.shortChain
-            instruments.recordFailure(chain: chain)
-            span?.recordError(error)
-            span?.attributes["rebound.chain"] = chain
-            logger.warning(
-                "request failed",
-                metadata: [
-                    "endpoint": "\(call.label)", "chain": "\(chain)", "attempts": "\(history.count)",
-                ]
-            )
-            return .failure(error)
+        func fail(_ cause: any Error) {
+            failed(cause, history, call.label, span)
         }
 
         let maxAttempts = max(1, limits.maxAttempts)
@@ -221,8 +280,8 @@ public final class APIDataManager: Sendable {
             do {
                 // Preparing changes the request for good: what a handler adds once (an idempotency
                 // key) stays the same on every attempt, and what it sets each time (a credential)
-                // is replaced.
-                for handler in handlers { try await handler.prepare(&request) }
+                // is replaced. Handlers whose `prepare` does nothing are not asked.
+                for handler in preparingHandlers { try await handler.prepare(&request) }
             } catch {
                 return fail(handlerFailure(error))
             }
@@ -238,13 +297,18 @@ public final class APIDataManager: Sendable {
             var options = transportOptions
             options.timeout = min(limits.attemptTimeout, timeLeft)
 
-            let outcome = await send(prepared, body: endpoint.body, options: options, endpoint: endpoint)
+            let outcome = await send(prepared, body: call.body, options: options, decode: decode)
             let duration = clock.now() - started
-            instruments.recordAttempt(endpoint: endpoint.errorCode.name, succeeded: outcome.isSuccess)
+            instruments.recordAttempt(endpoint: endpointName(), succeeded: outcome.isSuccess)
 
             switch outcome {
-            case .success(let value, let response):
-                for handler in handlers { await handler.attemptDidSucceed(prepared) }
+            case .success(let response):
+                for observer in successObservers {
+                    switch observer {
+                    case .synchronous(let handler): handler.attemptDidSucceedSynchronously(prepared)
+                    case .asynchronous(let handler): await handler.attemptDidSucceed(prepared)
+                    }
+                }
                 if let span, span.isRecording {
                     let record = AttemptRecord(
                         number: attempt,
@@ -261,7 +325,7 @@ public final class APIDataManager: Sendable {
                         "endpoint": "\(call.label)", "attempt": "\(attempt)", "status": "\(response.status.code)",
                     ]
                 )
-                return .success(value)
+                return
 
             case .failure(let error, let response):
                 lastFailure = error
@@ -295,7 +359,7 @@ public final class APIDataManager: Sendable {
                 let failure = FailedAttempt(
                     error: error,
                     request: prepared,
-                    body: endpoint.body,
+                    body: call.body,
                     response: response,
                     attempt: attempt,
                     timeLeft: deadline - clock.now(),
@@ -353,24 +417,57 @@ public final class APIDataManager: Sendable {
             }
         }
         // The loop returns on every path of its last attempt.
-        return fail(RecoveryError(.retriesExhausted))
+        fail(RecoveryError(.retriesExhausted))
     }
 
-    private static func traced<T: Tracer, Result>(
+    /// The caller's API error for a failed call, counted, logged and recorded on the span.
+    @usableFromInline
+    func failure<Response, Code>(
+        of endpoint: Endpoint<Response, Code>,
+        cause: any Error,
+        history: [AttemptRecord],
+        label: String,
+        fileID: String,
+        line: Int,
+        span: (any Span)?
+    ) -> LayerError<Code> {
+        var error = LayerError<Code>(
+            endpoint.errorCode,
+            cause: cause,
+            context: ["endpoint": "\(label)", "attempts": "\(history.count)"],
+            fileID: fileID,
+            line: line
+        )
+        error.attachments.append(AttemptHistory(attempts: history))
+        let chain = error.shortChain
+        instruments.recordFailure(chain: chain)
+        span?.recordError(error)
+        span?.attributes["rebound.chain"] = chain
+        logger.warning(
+            "request failed",
+            metadata: [
+                "endpoint": "\(label)", "chain": "\(chain)", "attempts": "\(history.count)",
+            ]
+        )
+        return error
+    }
+
+    @usableFromInline
+    static func traced<T: Tracer>(
         by tracer: T,
         _ name: String,
-        _ body: (any Span) async -> Result
-    ) async -> Result {
+        _ body: (any Span) async -> Void
+    ) async {
         await tracer.withSpan(name, ofKind: .client) { span in await body(span) }
     }
 
     /// One attempt: send, then judge and classify the answer.
-    private func send<Response, Code>(
+    private func send(
         _ request: HTTPRequest,
         body: Data?,
         options: TransportOptions,
-        endpoint: Endpoint<Response, Code>
-    ) async -> Outcome<Response> {
+        decode: (TransportResponse) throws -> Void
+    ) async -> Outcome {
         let response: TransportResponse
         do {
             response = try await transport.send(request, body: body, options: options)
@@ -383,7 +480,8 @@ public final class APIDataManager: Sendable {
             return .failure(failure, response)
         }
         do {
-            return .success(try decode(response, with: endpoint), response)
+            try decode(response)
+            return .success(response)
         } catch {
             return .failure(error, response)
         }
@@ -391,7 +489,8 @@ public final class APIDataManager: Sendable {
 
     /// Decodes a successful response, with this data manager's observer of partial decoding
     /// installed for resilient endpoints that have none of their own.
-    private func decode<Response, Code>(
+    @inlinable
+    func decode<Response, Code>(
         _ response: TransportResponse,
         with endpoint: Endpoint<Response, Code>
     ) throws -> Response {
@@ -408,9 +507,7 @@ public final class APIDataManager: Sendable {
         }
     }
 
-    private func logAttempt<Response, Code>(
-        _ call: Call<Response, Code>, _ record: AttemptRecord, delay: Duration? = nil
-    ) {
+    private func logAttempt(_ call: Call, _ record: AttemptRecord, delay: Duration? = nil) {
         guard logger.logLevel <= .info else { return }
         var metadata: Logger.Metadata = [
             "endpoint": "\(call.label)", "attempt": "\(record.number)", "chain": "\(record.error ?? "")",

@@ -102,7 +102,12 @@ extension Endpoint {
     /// `GET /v1/tasks`: the method and the path without its query, which may carry secrets. This is
     /// how logs, spans and errors name a call.
     static func label(method: HTTPRequest.Method, path: String) -> String {
-        let withoutQuery = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(path[..<$0]) } ?? path
-        return method.rawValue + " " + withoutQuery
+        endpointLabel(method: method, path: path)
     }
+}
+
+/// ``Endpoint/label(method:path:)`` for code that does not know the endpoint's types.
+func endpointLabel(method: HTTPRequest.Method, path: String) -> String {
+    let withoutQuery = path.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(path[..<$0]) } ?? path
+    return method.rawValue + " " + withoutQuery
 }

@@ -93,6 +93,54 @@ import Testing
         #expect(tokenRequest.headerFields[.authorization] == "Token fresh-access-1")
     }
 
+    @Test func prepareSendsTheTokenTheStoreHoldsNowAfterARefreshASignOutAndASignIn() async throws {
+        // Given a handler that has prepared requests with the first credential
+        let store = InMemoryCredentialStore(Self.expired)
+        let handler = AuthRefreshHandler(store: store, refresher: FakeRefresher())
+        func prepared() async throws -> [String] {
+            var request = Self.request(token: nil)
+            try await handler.prepare(&request)
+            return request.headerFields[values: .authorization]
+        }
+        #expect(try await prepared() == ["Bearer expired-access-secret"])
+        #expect(try await prepared() == ["Bearer expired-access-secret"])
+        // (What the handler keeps of the token does not show in a dump.)
+        var dumped = ""
+        dump(handler, to: &dumped)
+        #expect(!dumped.contains("expired-access-secret"))
+
+        // When the credential is refreshed, then the next request carries the fresh token
+        #expect(try await handler.recover(from: Self.failure(token: Self.expired.accessToken)).isRetryNow)
+        #expect(try await prepared() == ["Bearer fresh-access-1"])
+        // and a 401 for a request sent with the old one is recognised as sent with an older credential.
+        #expect(try await handler.recover(from: Self.failure(token: Self.expired.accessToken)).isRetryNow)
+
+        // When someone signs out, then requests go without a token
+        await store.clear()
+        #expect(try await prepared() == [])
+        // and when someone signs in again, even with the first token, they carry that one.
+        await store.replace(with: Self.expired)
+        #expect(try await prepared() == ["Bearer expired-access-secret"])
+        await store.replace(with: Credential(accessToken: "signed-in-access"))
+        #expect(try await prepared() == ["Bearer signed-in-access"])
+    }
+
+    @Test func prepareSendsANewTokenEvenFromAStoreThatKeepsTheGeneration() async throws {
+        // A store that does not number its credentials: the token, not the generation, decides.
+        let store = UnnumberedStore(Credential(accessToken: "first-access", generation: 5))
+        let handler = AuthRefreshHandler(store: store, refresher: FakeRefresher())
+        var first = Self.request(token: nil)
+        try await handler.prepare(&first)
+        #expect(first.headerFields[values: .authorization] == ["Bearer first-access"])
+
+        store.credential = Credential(accessToken: "second-access", generation: 5)
+        var second = Self.request(token: nil)
+        second.headerFields[.accept] = "application/json"
+        try await handler.prepare(&second)
+        #expect(second.headerFields[values: .authorization] == ["Bearer second-access"])
+        #expect(second.headerFields.map(\.name) == [.accept, .authorization])
+    }
+
     // MARK: - Which failures
 
     @Test(arguments: [400, 403, 404, 429, 500, 503])
@@ -493,6 +541,29 @@ private struct Profile: Codable, Equatable {
 }
 
 private struct RefreshEndpointDown: Error {}
+
+/// A store that hands out whatever credential it was last given, generation and all.
+private final class UnnumberedStore: CredentialStore {
+    private let state: Locked<Credential?>
+
+    init(_ credential: Credential?) {
+        state = Locked(credential)
+    }
+
+    var credential: Credential? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
+    }
+
+    func current() async -> Credential? { credential }
+
+    func replace(with credential: Credential) async -> Credential {
+        self.credential = credential
+        return credential
+    }
+
+    func clear() async { credential = nil }
+}
 
 /// A refresher that counts its calls, optionally waits for a gate, and answers `fresh-access-<n>`
 /// or fails.
