@@ -20,38 +20,69 @@ struct RequestHeaderList: ~Copyable {
             block = nil
             return
         }
-        var lines: [String] = []
-        lines.reserveCapacity(fields.count + 2)
+        // Measured first, then written straight into the block: no string per line on the way.
         var hasExpect = false
         var hasContentType = false
+        var textSize = 0
         for field in fields {
             if field.name == .expect { hasExpect = true }
             if field.name == .contentType { hasContentType = true }
-            // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
-            lines.append(field.value.isEmpty ? field.name.rawName + ";" : field.name.rawName + ": " + field.value)
+            textSize += Self.byteCount(of: field) + 1
         }
-        lines += Self.suppressions(hasExpect: hasExpect, hasContentType: hasContentType)
-        (head, block) = Self.layOut(lines)
+        let tail = Self.suppressions(hasExpect: hasExpect, hasContentType: hasContentType)
+        textSize += tail.reduce(0) { $0 + $1.utf8CodeUnitCount + 1 }
+        var writer = BlockWriter(lines: fields.count + tail.count, textSize: textSize)
+        for field in fields {
+            writer.append(field.name.rawName)
+            // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
+            if field.value.isEmpty {
+                writer.append(";")
+            } else {
+                writer.append(": ")
+                writer.append(field.value)
+            }
+            writer.endLine()
+        }
+        for line in tail {
+            writer.append(line)
+            writer.endLine()
+        }
+        (head, block) = (writer.nodes, writer.block)
     }
 
     deinit {
         block?.deallocate()
     }
 
+    /// The length of a field's line, without its terminating NUL.
+    private static func byteCount(of field: HTTPField) -> Int {
+        field.name.rawName.utf8.count + (field.value.isEmpty ? 1 : 2 + field.value.utf8.count)
+    }
+
     /// Lines that turn off what libcurl would otherwise add on its own.
-    private static func suppressions(hasExpect: Bool, hasContentType: Bool) -> [String] {
-        var lines: [String] = []
+    private static func suppressions(hasExpect: Bool, hasContentType: Bool) -> [StaticString] {
+        switch (hasExpect, hasContentType) {
         // libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second for
-        // a server that may never answer it; an empty Expect turns that off.
-        if !hasExpect { lines.append("Expect:") }
-        // libcurl labels every body it sends as a form (application/x-www-form-urlencoded) unless
-        // told otherwise; a body the caller did not label goes out unlabelled.
-        if !hasContentType { lines.append("Content-Type:") }
-        return lines
+        // a server that may never answer it; an empty Expect turns that off. libcurl also labels
+        // every body it sends as a form (application/x-www-form-urlencoded) unless told otherwise;
+        // a body the caller did not label goes out unlabelled.
+        case (false, false): ["Expect:", "Content-Type:"]
+        case (false, true): ["Expect:"]
+        case (true, false): ["Content-Type:"]
+        case (true, true): []
+        }
     }
 
     /// The list for requests without header fields, made once and never freed.
-    private static let sharedEmpty = SharedList(layOut(suppressions(hasExpect: false, hasContentType: false)).head)
+    private static let sharedEmpty: SharedList = {
+        let tail = suppressions(hasExpect: false, hasContentType: false)
+        var writer = BlockWriter(lines: tail.count, textSize: tail.reduce(0) { $0 + $1.utf8CodeUnitCount + 1 })
+        for line in tail {
+            writer.append(line)
+            writer.endLine()
+        }
+        return SharedList(writer.nodes)
+    }()
 
     private struct SharedList: @unchecked Sendable {
         // Written once, then only read (by libcurl, on the loop thread).
@@ -59,29 +90,48 @@ struct RequestHeaderList: ~Copyable {
         init(_ pointer: UnsafeMutablePointer<curl_slist>?) { self.pointer = pointer }
     }
 
-    /// Nodes first, then every line with its terminating NUL, in one allocation.
-    private static func layOut(
-        _ lines: [String]
-    ) -> (head: UnsafeMutablePointer<curl_slist>?, block: UnsafeMutableRawPointer?) {
-        guard !lines.isEmpty else { return (nil, nil) }
-        let nodesSize = lines.count * MemoryLayout<curl_slist>.stride
-        let textSize = lines.reduce(0) { $0 + $1.utf8.count + 1 }
-        let block = UnsafeMutableRawPointer.allocate(
-            byteCount: nodesSize + textSize, alignment: MemoryLayout<curl_slist>.alignment)
-        let nodes = block.bindMemory(to: curl_slist.self, capacity: lines.count)
-        var text = (block + nodesSize).assumingMemoryBound(to: CChar.self)
-        for (index, line) in lines.enumerated() {
-            let count = line.utf8.count
-            var line = line
-            line.withUTF8 { bytes in
-                UnsafeMutableRawPointer(text).copyMemory(from: bytes.baseAddress!, byteCount: count)
-            }
-            text[count] = 0
-            let next = index + 1 < lines.count ? nodes + index + 1 : nil
-            (nodes + index).initialize(to: curl_slist(data: text, next: next))
-            text += count + 1
+    /// Fills one allocation with the list: every node first, then every line with its NUL.
+    private struct BlockWriter {
+        let block: UnsafeMutableRawPointer
+        let nodes: UnsafeMutablePointer<curl_slist>
+        private let lineCount: Int
+        private var line = 0
+        private var lineStart: UnsafeMutablePointer<UInt8>
+        private var cursor: UnsafeMutablePointer<UInt8>
+
+        init(lines: Int, textSize: Int) {
+            lineCount = lines
+            let nodesSize = lines * MemoryLayout<curl_slist>.stride
+            block = .allocate(byteCount: nodesSize + textSize, alignment: MemoryLayout<curl_slist>.alignment)
+            nodes = block.bindMemory(to: curl_slist.self, capacity: lines)
+            lineStart = (block + nodesSize).bindMemory(to: UInt8.self, capacity: textSize)
+            cursor = lineStart
         }
-        return (nodes, block)
+
+        mutating func append(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in
+                guard let base = bytes.baseAddress else { return }
+                cursor.update(from: base, count: bytes.count)
+                cursor += bytes.count
+            }
+        }
+
+        mutating func append(_ text: StaticString) {
+            cursor.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
+            cursor += text.utf8CodeUnitCount
+        }
+
+        /// Ends the line with a NUL and links its node to the next.
+        mutating func endLine() {
+            cursor.pointee = 0
+            cursor += 1
+            let next = line + 1 < lineCount ? nodes + line + 1 : nil
+            let data = UnsafeMutableRawPointer(lineStart).assumingMemoryBound(to: CChar.self)
+            (nodes + line).initialize(to: curl_slist(data: data, next: next))
+            line += 1
+            lineStart = cursor
+        }
     }
 }
 
