@@ -28,8 +28,9 @@ final class CurlEasyHandle: @unchecked Sendable {
             rebound_easy_setopt_write_function(raw, CURLOPT_WRITEFUNCTION, writeBody),
             rebound_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, writeHeader),
             set(CURLOPT_PROTOCOLS_STR, "http,https"),
-            // An empty string asks for every encoding this libcurl can decode (gzip, br, zstd here).
-            set(CURLOPT_ACCEPT_ENCODING, ""),
+            // Offers what this libcurl can decode (gzip, br, zstd) and turns decoding on. Without
+            // any (a libcurl built without zlib), nothing is offered and nothing decoded.
+            CurlGlobal.acceptedEncodings.map { set(CURLOPT_ACCEPT_ENCODING, $0) } ?? CURLE_OK,
             set(CURLOPT_TCP_KEEPALIVE, 1),
             // A burst to a host not yet connected waits for the first connection to learn
             // whether it multiplexes (HTTP/2), instead of opening a connection per request.

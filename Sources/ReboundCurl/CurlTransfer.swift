@@ -81,8 +81,9 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             requestBody = nil
         }
-        headerList = RequestHeaderList(request.headerFields)
-        try configure(url: url, method: request.method)
+        let sendsBody = Self.sendsBody(method: request.method, hasBody: body != nil)
+        headerList = RequestHeaderList(request.headerFields, sendsBody: sendsBody)
+        try configure(url: url, method: request.method, sendsBody: sendsBody)
     }
 
     deinit {
@@ -117,7 +118,18 @@ final class CurlTransfer: @unchecked Sendable {
         return (url, usesTLS)
     }
 
-    private func configure(url: String, method: HTTPRequest.Method) throws(NetworkError) {
+    /// Whether a request goes out with a body, even an empty one. POST always does; PUT and PATCH
+    /// carry one by definition, so an empty one is sent as Content-Length: 0; HEAD never does;
+    /// any other method does when it has one.
+    static func sendsBody(method: HTTPRequest.Method, hasBody: Bool) -> Bool {
+        switch method {
+        case .post, .put, .patch: true
+        case .head: false
+        default: hasBody
+        }
+    }
+
+    private func configure(url: String, method: HTTPRequest.Method, sendsBody: Bool) throws(NetworkError) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         var failed: CURLcode = CURLE_OK
         func check(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
@@ -167,7 +179,7 @@ final class CurlTransfer: @unchecked Sendable {
         check(easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil))
         check(easy.set(CURLOPT_HTTPGET, 1))
         switch method {
-        case .get where requestBody == nil:
+        case .get where !sendsBody:
             break
         case .head:
             check(easy.set(CURLOPT_NOBODY, 1))
@@ -175,8 +187,7 @@ final class CurlTransfer: @unchecked Sendable {
             setBody()
         default:
             check(easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue))
-            // PUT and PATCH carry a body by definition: an empty one is sent as Content-Length: 0.
-            if requestBody != nil || method == .put || method == .patch { setBody() }
+            if sendsBody { setBody() }
         }
         func setBody() {
             check(easy.set(CURLOPT_POST, 1))

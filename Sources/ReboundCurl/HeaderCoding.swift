@@ -6,17 +6,23 @@ import HTTPTypes
 ///
 /// `curl_slist_append` allocates twice per line (the node and a copy of the text); a request
 /// builds its list once and libcurl only reads it, so every node and every line share one
-/// allocation here, freed in one go. A request with no header fields of its own uses one list
-/// made once for the whole program.
+/// allocation here, freed in one go. A request with a body but no header fields of its own uses
+/// one list made once for the whole program, and a request with neither has no list at all:
+/// libcurl 7.88 scans the list for a dozen names and formats each line byte by byte, about 2,000
+/// instructions per request even for two suppressions (docs/performance.md).
 struct RequestHeaderList: ~Copyable {
     /// The first node, or `nil` for no list at all.
     let head: UnsafeMutablePointer<curl_slist>?
     /// The block to free, `nil` when ``head`` points at the shared list.
     private let block: UnsafeMutableRawPointer?
 
-    init(_ fields: HTTPFields) {
+    /// - Parameters:
+    ///   - fields: The request's header fields.
+    ///   - sendsBody: Whether the request sends a body (even an empty one): only then does libcurl
+    ///     add the headers the list suppresses.
+    init(_ fields: HTTPFields, sendsBody: Bool) {
         if fields.isEmpty {
-            head = Self.sharedEmpty.pointer
+            head = sendsBody ? Self.sharedEmpty.pointer : nil
             block = nil
             return
         }
@@ -29,7 +35,7 @@ struct RequestHeaderList: ~Copyable {
             if field.name == .contentType { hasContentType = true }
             textSize += Self.byteCount(of: field) + 1
         }
-        let tail = Self.suppressions(hasExpect: hasExpect, hasContentType: hasContentType)
+        let tail = sendsBody ? Self.suppressions(hasExpect: hasExpect, hasContentType: hasContentType) : []
         textSize += tail.reduce(0) { $0 + $1.utf8CodeUnitCount + 1 }
         var writer = BlockWriter(lines: fields.count + tail.count, textSize: textSize)
         for field in fields {
@@ -59,7 +65,7 @@ struct RequestHeaderList: ~Copyable {
         field.name.rawName.utf8.count + (field.value.isEmpty ? 1 : 2 + field.value.utf8.count)
     }
 
-    /// Lines that turn off what libcurl would otherwise add on its own.
+    /// Lines that turn off what libcurl would otherwise add on its own to a request with a body.
     private static func suppressions(hasExpect: Bool, hasContentType: Bool) -> [StaticString] {
         switch (hasExpect, hasContentType) {
         // libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second for
@@ -73,7 +79,7 @@ struct RequestHeaderList: ~Copyable {
         }
     }
 
-    /// The list for requests without header fields, made once and never freed.
+    /// The list for requests with a body but without header fields, made once and never freed.
     private static let sharedEmpty: SharedList = {
         let tail = suppressions(hasExpect: false, hasContentType: false)
         var writer = BlockWriter(lines: tail.count, textSize: tail.reduce(0) { $0 + $1.utf8CodeUnitCount + 1 })

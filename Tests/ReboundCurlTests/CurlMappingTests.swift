@@ -66,6 +66,15 @@ import Testing
         )
     }
 
+    @Test func theOfferedEncodingsAreTheOnesLibcurlCanDecode() {
+        #expect(CurlGlobal.acceptedEncodings(features: 0) == nil)
+        #expect(CurlGlobal.acceptedEncodings(features: CURL_VERSION_LIBZ) == "gzip")
+        #expect(CurlGlobal.acceptedEncodings(features: CURL_VERSION_LIBZ | CURL_VERSION_ZSTD) == "gzip, zstd")
+        #expect(
+            CurlGlobal.acceptedEncodings(features: CURL_VERSION_LIBZ | CURL_VERSION_BROTLI | CURL_VERSION_ZSTD)
+                == "gzip, br, zstd")
+    }
+
     @Test func networkCodesAreStable() {
         // These numbers are identities in reports and support tickets: they never change.
         let pinned: [NetworkErrorCode: Int] = [

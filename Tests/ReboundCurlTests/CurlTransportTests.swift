@@ -88,6 +88,21 @@ struct CurlTransportTests {
             let echo = try JSONDecoder().decode(Echo.self, from: emptyPost.body)
             #expect(echo.method == "POST")
             #expect(echo.bodyLength == 0)
+            #expect(echo.values(of: "Content-Type").isEmpty)
+            #expect(echo.values(of: "Expect").isEmpty)
+        }
+    }
+
+    @Test func aPlainGetCarriesOnlyLibcurlsOwnHeadersAfterARequestWithABody() async throws {
+        try await withLoopback { server, transport in
+            // The same pooled handle serves both: nothing of the POST's header list may carry over.
+            var labelled = HTTPFields()
+            labelled[HTTPField.Name("X-Once")!] = "1"
+            _ = try await transport.send(server.request(.post, "/echo", headers: labelled), body: Data("x".utf8))
+            let response = try await transport.send(server.request("/echo"))
+            let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+            #expect(echo.method == "GET")
+            #expect(Set(echo.headers.compactMap { $0.first?.lowercased() }) == ["host", "accept", "accept-encoding"])
         }
     }
 

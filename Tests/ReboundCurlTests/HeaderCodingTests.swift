@@ -16,39 +16,54 @@ import Testing
         return lines
     }
 
-    @Test func fieldsBecomeLinesFollowedByTheSuppressions() {
+    @Test func fieldsBecomeLinesFollowedByTheSuppressionsWhenABodyIsSent() {
         var fields = HTTPFields()
         fields[.authorization] = "Bearer abc"
         fields[.accept] = "application/json"
         fields.append(HTTPField(name: HTTPField.Name("X-Empty")!, value: ""))
         fields.append(HTTPField(name: HTTPField.Name("x-twice")!, value: "1"))
         fields.append(HTTPField(name: HTTPField.Name("x-twice")!, value: "2"))
-        let list = RequestHeaderList(fields)
-        #expect(
-            lines(of: list) == [
-                "Authorization: Bearer abc", "Accept: application/json", "X-Empty;", "x-twice: 1", "x-twice: 2",
-                "Expect:", "Content-Type:",
-            ])
+        let lines = ["Authorization: Bearer abc", "Accept: application/json", "X-Empty;", "x-twice: 1", "x-twice: 2"]
+        #expect(self.lines(of: RequestHeaderList(fields, sendsBody: true)) == lines + ["Expect:", "Content-Type:"])
+        #expect(self.lines(of: RequestHeaderList(fields, sendsBody: false)) == lines)
     }
 
     @Test func aCallersExpectOrContentTypeIsNotSuppressed() {
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         fields[.expect] = "100-continue"
-        #expect(lines(of: RequestHeaderList(fields)) == ["Content-Type: application/json", "Expect: 100-continue"])
+        #expect(
+            lines(of: RequestHeaderList(fields, sendsBody: true)) == [
+                "Content-Type: application/json", "Expect: 100-continue",
+            ])
+        fields[.expect] = nil
+        #expect(lines(of: RequestHeaderList(fields, sendsBody: true)) == ["Content-Type: application/json", "Expect:"])
     }
 
-    @Test func requestsWithoutFieldsShareOneList() {
-        let first = RequestHeaderList(HTTPFields())
-        let second = RequestHeaderList(HTTPFields())
+    @Test func requestsWithABodyButNoFieldsShareOneList() {
+        let first = RequestHeaderList(HTTPFields(), sendsBody: true)
+        let second = RequestHeaderList(HTTPFields(), sendsBody: true)
         #expect(lines(of: first) == ["Expect:", "Content-Type:"])
         #expect(first.head == second.head)
+    }
+
+    @Test func requestsWithoutFieldsOrBodyHaveNoList() {
+        #expect(RequestHeaderList(HTTPFields(), sendsBody: false).head == nil)
+    }
+
+    @Test(arguments: [
+        (HTTPRequest.Method.get, false, false), (.get, true, true), (.head, true, false), (.delete, false, false),
+        (.delete, true, true), (.post, false, true), (.put, false, true), (.patch, false, true),
+        (.options, false, false),
+    ])
+    func whichRequestsSendABody(method: HTTPRequest.Method, hasBody: Bool, expected: Bool) {
+        #expect(CurlTransfer.sendsBody(method: method, hasBody: hasBody) == expected)
     }
 
     @Test func nonASCIIValuesKeepTheirBytes() {
         var fields = HTTPFields()
         fields[HTTPField.Name("X-Name")!] = "Zoë"
-        #expect(lines(of: RequestHeaderList(fields)).first == "X-Name: Zoë")
+        #expect(lines(of: RequestHeaderList(fields, sendsBody: false)).first == "X-Name: Zoë")
     }
 
     @Test func knownNamesKeepTheServersSpelling() {
