@@ -310,8 +310,11 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     private func response(_ completion: Completion) -> TransportResponse {
-        let (reasonPhrase, fields) = ResponseHeadParser.parse(rawHeaders)
-        let status = HTTPResponse.Status(code: completion.status, reasonPhrase: reasonPhrase)
+        // The header fields are parsed only when someone reads them: the status is all that most
+        // callers look at, and parsing the fields was the largest part of Swift's own work per
+        // request (docs/performance.md).
+        let status = HTTPResponse.Status(
+            code: completion.status, reasonPhrase: ResponseHeadParser.reasonPhrase(in: rawHeaders))
         let version: String
         switch completion.httpVersion {
         case Int(CURL_HTTP_VERSION_1_0): version = "1.0"
@@ -320,7 +323,7 @@ final class CurlTransfer: @unchecked Sendable {
         default: version = "1.1"
         }
         return TransportResponse(
-            head: HTTPResponse(status: status, headerFields: fields),
+            deferredHead: DeferredResponseHead(status: status, raw: rawHeaders, parser: Self.parseHead),
             body: body,
             info: TransferInfo(
                 httpVersion: version,
@@ -328,6 +331,10 @@ final class CurlTransfer: @unchecked Sendable {
                 newConnections: completion.newConnections
             )
         )
+    }
+
+    private static let parseHead: DeferredResponseHead.Parser = { raw, status in
+        HTTPResponse(status: status, headerFields: ResponseHeadParser.fields(in: raw))
     }
 
     private func error(for code: CURLcode, _ completion: Completion) -> NetworkError {

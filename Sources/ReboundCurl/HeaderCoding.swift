@@ -144,38 +144,44 @@ struct RequestHeaderList: ~Copyable {
 /// Reading a response head: the status line and the header lines libcurl hands over one by one.
 enum ResponseHeadParser {
     /// Splits a raw response head into the reason phrase and the header fields.
+    static func parse(_ raw: [UInt8]) -> (reasonPhrase: String, fields: HTTPFields) {
+        (reasonPhrase(in: raw), fields(in: raw))
+    }
+
+    /// The reason phrase of the head's status line ("HTTP/1.1 200 OK"): whatever follows the
+    /// second space, "" when there is none (HTTP/2 has no reason phrase).
+    static func reasonPhrase(in raw: [UInt8]) -> String {
+        raw.withUnsafeBufferPointer { bytes in
+            let line = UnsafeBufferPointer(
+                rebasing: bytes[..<(bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count)])
+            guard let first = line.firstIndex(of: UInt8(ascii: " ")),
+                let second = line[(first + 1)...].firstIndex(of: UInt8(ascii: " "))
+            else { return "" }
+            return String(decoding: trimmed(line[(second + 1)...]), as: UTF8.self)
+        }
+    }
+
+    /// The header fields of a raw response head, the status line skipped.
     ///
     /// Lines without a colon, or whose name is not a valid field name, are skipped. Names are kept
     /// as the server spelled them; lookup in the fields is case-insensitive.
-    static func parse(_ raw: [UInt8]) -> (reasonPhrase: String, fields: HTTPFields) {
+    static func fields(in raw: [UInt8]) -> HTTPFields {
         raw.withUnsafeBufferPointer { bytes in
             var fields = HTTPFields()
-            var reasonPhrase = ""
-            var lineStart = 0
-            var isStatusLine = true
+            fields.reserveCapacity(16)
+            var lineStart = (bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count) + 1
             while lineStart < bytes.count {
                 var lineEnd = lineStart
                 while lineEnd < bytes.count && bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
                 let line = UnsafeBufferPointer(rebasing: bytes[lineStart..<lineEnd])
                 lineStart = lineEnd + 1
-                if isStatusLine {
-                    // "HTTP/1.1 200 OK": the reason is whatever follows the second space.
-                    isStatusLine = false
-                    if let first = line.firstIndex(of: UInt8(ascii: " ")),
-                        let second = line[(first + 1)...].firstIndex(of: UInt8(ascii: " "))
-                    {
-                        reasonPhrase = String(decoding: trimmed(line[(second + 1)...]), as: UTF8.self)
-                    }
-                    fields.reserveCapacity(16)
-                    continue
-                }
                 guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0,
                     let name = fieldName(UnsafeBufferPointer(rebasing: line[..<colon]))
                 else { continue }
                 fields.append(
                     HTTPField(name: name, value: String(decoding: trimmed(line[(colon + 1)...]), as: UTF8.self)))
             }
-            return (reasonPhrase, fields)
+            return fields
         }
     }
 

@@ -50,6 +50,24 @@ struct CurlTransportTests {
 
     // MARK: - Headers and bodies
 
+    @Test func eachResponseKeepsItsOwnHeadWhenReadLater() async throws {
+        // The fields are parsed on first read, long after the easy handle served other requests.
+        let route = LoopbackRoute("GET", "/numbered") { request in
+            let number = request.query["n"] ?? "?"
+            return .respond(status: 200, headers: [("X-Number", number), ("X-Number", "again \(number)")])
+        }
+        try await withLoopback(routes: [route]) { server, transport in
+            var responses: [TransportResponse] = []
+            for number in 0..<20 { responses.append(try await transport.send(server.request("/numbered?n=\(number)"))) }
+            for (number, response) in responses.enumerated() {
+                #expect(response.status == .ok)
+                #expect(response.status.reasonPhrase == "OK")
+                #expect(
+                    response.head.headerFields[values: HTTPField.Name("x-number")!] == ["\(number)", "again \(number)"])
+            }
+        }
+    }
+
     @Test func repeatedResponseHeadersAreKeptInOrderAndLookedUpCaseInsensitively() async throws {
         try await withLoopback { server, transport in
             let response = try await transport.send(server.request("/repeated-headers"))

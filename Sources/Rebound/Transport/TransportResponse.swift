@@ -1,23 +1,105 @@
 public import Foundation
 public import HTTPTypes
+import Synchronization
 
 /// A whole HTTP response as a transport returns it.
 public struct TransportResponse: Sendable {
     /// The status and header fields. Repeated fields are kept in order; lookup is case-insensitive.
-    public var head: HTTPResponse
+    ///
+    /// A transport may hand the head over as it was received and leave parsing the header fields
+    /// to the first read of this property (``status`` never needs them), so a caller that looks
+    /// at the status and the body only never pays for them.
+    public var head: HTTPResponse {
+        get {
+            switch storage {
+            case .parsed(let head): head
+            case .deferred(let head): head.response
+            }
+        }
+        set { storage = .parsed(newValue) }
+    }
     /// The body, already decoded from any `Content-Encoding` the transport understands.
     public var body: Data
     /// How the response was obtained.
     public var info: TransferInfo
 
+    private var storage: HeadStorage
+
     public init(head: HTTPResponse, body: Data = Data(), info: TransferInfo = TransferInfo()) {
-        self.head = head
+        storage = .parsed(head)
+        self.body = body
+        self.info = info
+    }
+
+    /// A response whose header fields are parsed when ``head`` is first read.
+    package init(deferredHead: DeferredResponseHead, body: Data, info: TransferInfo) {
+        storage = .deferred(deferredHead)
         self.body = body
         self.info = info
     }
 
     /// The status of the response.
-    public var status: HTTPResponse.Status { head.status }
+    public var status: HTTPResponse.Status {
+        switch storage {
+        case .parsed(let head): head.status
+        case .deferred(let head): head.status
+        }
+    }
+
+    private enum HeadStorage: Sendable {
+        case parsed(HTTPResponse)
+        case deferred(DeferredResponseHead)
+    }
+}
+
+/// A response head kept as a transport received it: the status at hand, the header fields parsed
+/// the first time someone asks for them, once, whichever thread asks.
+///
+/// `@unchecked Sendable` because of the one mutable part, the pointer to the parsed response: it
+/// changes once, from `nil`, by compare-and-exchange, and what it points to is immutable.
+package final class DeferredResponseHead: @unchecked Sendable {
+    /// Turns the raw head into the response; called at most once per head that is read (twice
+    /// only if two threads read it at the same moment, and then one result is kept).
+    package typealias Parser = @Sendable (_ raw: [UInt8], _ status: HTTPResponse.Status) -> HTTPResponse
+
+    package let status: HTTPResponse.Status
+    private let raw: [UInt8]
+    private let parser: Parser
+    /// The parsed response, retained (an `Unmanaged<ParsedHead>`), once it exists.
+    private let parsed = Atomic<UnsafeMutableRawPointer?>(nil)
+
+    package init(status: HTTPResponse.Status, raw: [UInt8], parser: @escaping Parser) {
+        self.status = status
+        self.raw = raw
+        self.parser = parser
+    }
+
+    deinit {
+        if let parsed = parsed.load(ordering: .acquiring) {
+            Unmanaged<ParsedHead>.fromOpaque(parsed).release()
+        }
+    }
+
+    package var response: HTTPResponse {
+        if let parsed = parsed.load(ordering: .acquiring) {
+            return Unmanaged<ParsedHead>.fromOpaque(parsed).takeUnretainedValue().response
+        }
+        let made = ParsedHead(parser(raw, status))
+        let pointer = Unmanaged.passRetained(made).toOpaque()
+        let (stored, current) = parsed.compareExchange(
+            expected: nil, desired: pointer, ordering: .acquiringAndReleasing)
+        if !stored, let current {
+            // Another thread parsed it first: keep theirs, so every reader sees the same value.
+            Unmanaged<ParsedHead>.fromOpaque(pointer).release()
+            return Unmanaged<ParsedHead>.fromOpaque(current).takeUnretainedValue().response
+        }
+        return made.response
+    }
+
+    private final class ParsedHead {
+        let response: HTTPResponse
+        init(_ response: HTTPResponse) { self.response = response }
+    }
 }
 
 /// Facts about one transfer that help explain it and test it.
