@@ -6,8 +6,9 @@
 #
 #   ROUNDS=3          rounds; each runs every workload with every client, one process per run
 #   QUICK=1           a smoke run: a tenth of the requests
-#   CLIENTS="c rebound rebound-loop pipeline urlsession"
-#                     which clients run, in this order within a round (also: ahc)
+#   CLIENTS="c rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession"
+#                     which clients run, in this order within a round (also: ahc); rebound-auth
+#                     sends the pipeline's request (with its Authorization field) without the pipeline
 #   WORKLOADS="sequential concurrent16 download1m"
 #   WITH_AHC=1        also build and run Benchmarks/AsyncHTTPClientBenchmark (a few minutes to build)
 #   SCRATCH=DIR       scratch path for the main package's release build (default: .build)
@@ -30,7 +31,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-0}
-CLIENTS=${CLIENTS:-"c rebound rebound-loop pipeline pipeline-loop urlsession"}
+CLIENTS=${CLIENTS:-"c rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession"}
 WORKLOADS=${WORKLOADS:-"sequential concurrent16 download1m"}
 WITH_AHC=${WITH_AHC:-0}
 SCRATCH=${SCRATCH:-}
@@ -54,8 +55,8 @@ if [[ $WITH_AHC == 1 && " $CLIENTS " != *" ahc "* ]]; then
 fi
 for client in $CLIENTS; do
     case $client in
-        c | rebound | rebound-loop | pipeline | pipeline-loop | urlsession | ahc) ;;
-        *) echo "unknown client '$client' (known: c rebound rebound-loop pipeline pipeline-loop urlsession ahc)" >&2; exit 2 ;;
+        c | rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | urlsession | ahc) ;;
+        *) echo "unknown client '$client' (known: c rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession ahc)" >&2; exit 2 ;;
     esac
 done
 wants() { [[ " $CLIENTS " == *" $1 "* ]]; }
@@ -229,7 +230,7 @@ if wants c; then
 fi
 
 SWIFT_BIN=
-if wants rebound || wants rebound-loop || wants pipeline || wants pipeline-loop || wants urlsession; then
+if wants rebound || wants rebound-loop || wants rebound-auth || wants pipeline || wants pipeline-loop || wants urlsession; then
     log "building transport-benchmark (release)"
     scratch_args=()
     if [[ -n $SCRATCH ]]; then scratch_args=(--scratch-path "$SCRATCH"); fi
@@ -249,7 +250,7 @@ fi
 command_for() {
     case $1 in
         c) echo "$ROOT/Benchmarks/c/curl-bench" ;;
-        rebound | rebound-loop | pipeline | pipeline-loop | urlsession) echo "$SWIFT_BIN/transport-benchmark" ;;
+        rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | urlsession) echo "$SWIFT_BIN/transport-benchmark" ;;
         ahc) echo "$AHC_BIN/ahc-benchmark" ;;
     esac
 }
@@ -371,6 +372,32 @@ for workload in workloads:
             connections_text([run.get("connections") for run in good_runs]),
             f"{len(good_runs)}/{len(all_runs)}",
         ]) + " |")
+
+# The pipeline against the bare transport, round by round: the cost of Rebound's API layer.
+pairs = [("pipeline", "rebound"), ("pipeline", "rebound-auth"), ("pipeline-loop", "rebound-loop")]
+pairs = [(p, b) for p, b in pairs if p in clients and b in clients]
+if pairs:
+    print()
+    print("## pipeline against the bare transport")
+    print()
+    print("| workload | " + " | ".join(f"{p} / {b}" for p, b in pairs) + " |")
+    print("|---|" + "--:|" * len(pairs))
+    for workload in workloads:
+        cells = []
+        for p, b in pairs:
+            runs_p = {run["round"]: run for run in runs if run["workload"] == workload and run["client"] == p and good(run)}
+            runs_b = {run["round"]: run for run in runs if run["workload"] == workload and run["client"] == b and good(run)}
+            ratios = [runs_p[r]["rps"] / runs_b[r]["rps"] for r in runs_p if r in runs_b]
+            if not ratios:
+                cells.append("–")
+                continue
+            text = f"{median(ratios):.2f}"
+            if len(ratios) > 1:
+                text += f" ({min(ratios):.2f}–{max(ratios):.2f})"
+            cells.append(text)
+        print(f"| {workload} | " + " | ".join(cells) + " |")
+    print()
+    print("Median of the per-round ratios of requests per second, with their range in brackets.")
 print()
 print("Medians over the good runs; ×C is the median over the C client's median, with the range of the")
 print("per-round ratios in brackets. MB/s counts response bodies (10^6 bytes); CPU is user + system time")

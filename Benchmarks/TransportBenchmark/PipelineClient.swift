@@ -16,6 +16,9 @@ struct PipelineClient: BenchmarkClient {
         case fetchFailed = 1
     }
 
+    /// The credential the auth handler sends; `rebound-auth` sends the same.
+    static let accessToken = "benchmark-token"
+
     private let transport: CurlTransport
     private let api: APIDataManager
     private let endpoint: Endpoint<TransportResponse, BenchmarkCode>
@@ -25,7 +28,7 @@ struct PipelineClient: BenchmarkClient {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let base = "\(url.scheme ?? "http")://\(components?.host ?? "")" + (components?.port.map { ":\($0)" } ?? "")
         let path = (components?.percentEncodedPath ?? "/") + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
-        let store = InMemoryCredentialStore(Credential(accessToken: "benchmark-token"))
+        let store = InMemoryCredentialStore(Credential(accessToken: Self.accessToken))
         api = try APIDataManager(
             baseURL: base,
             transport: transport,

@@ -10,9 +10,15 @@ struct ReboundClient: BenchmarkClient {
     private let request: HTTPRequest
     private let options = TransportOptions()
 
-    init(url: URL) {
+    /// - Parameters:
+    ///   - url: What to GET.
+    ///   - accessToken: A bearer token to send in an Authorization field, as the pipeline's auth
+    ///     handler does (`rebound-auth`): the same request the pipeline sends, without the pipeline.
+    init(url: URL, accessToken: String? = nil) {
         transport = CurlTransport()
-        request = HTTPRequest(getting: url)
+        var request = HTTPRequest(getting: url)
+        if let accessToken { request.headerFields[.authorization] = "Bearer \(accessToken)" }
+        self.request = request
     }
 
     func fetch() async throws -> FetchResult {

@@ -15,6 +15,8 @@ enum ClientName: String, CaseIterable {
     case rebound
     /// Rebound's `CurlTransport`, with the benchmark's tasks on the transport's own executor.
     case reboundLoop = "rebound-loop"
+    /// Rebound's `CurlTransport` sending the pipeline's request: the same with an Authorization field.
+    case reboundAuth = "rebound-auth"
     /// Rebound's `APIDataManager` with the three built-in handlers over `CurlTransport`.
     case pipeline
     /// The same, with the benchmark's tasks on the transport's own executor.
@@ -45,6 +47,8 @@ let client: any BenchmarkClient
 switch ClientName(rawValue: options.client) {
 case .rebound, .reboundLoop:
     client = ReboundClient(url: options.url)
+case .reboundAuth:
+    client = ReboundClient(url: options.url, accessToken: PipelineClient.accessToken)
 case .pipeline, .pipelineLoop:
     client = try PipelineClient(url: options.url)
 case .decision:

@@ -60,8 +60,9 @@ public final class APIDataManager: Sendable {
     private let preparingHandlers: [any RecoverableErrorHandler]
     /// The handlers whose ``RecoverableErrorHandler/attemptDidSucceed(_:)`` does something, in order.
     private let successObservers: [SuccessObserver]
-    private let scheme: String
-    private let authority: String
+    /// A GET of the base URL, which each call's request starts from: its scheme and authority,
+    /// checked once here, need not be checked again on every call.
+    private let requestTemplate: HTTPRequest
     private let basePath: String
     private let clock: PipelineClock
     private let logger: Logger
@@ -107,8 +108,8 @@ public final class APIDataManager: Sendable {
         else {
             throw NetworkError(.invalidURL, reason: "The base URL must be an http or https URL with a host.")
         }
-        self.scheme = scheme
-        self.authority = components.port.map { "\(host):\($0)" } ?? host
+        self.requestTemplate = HTTPRequest(
+            method: .get, scheme: scheme, authority: components.port.map { "\(host):\($0)" } ?? host, path: "/")
         self.basePath =
             components.percentEncodedPath.hasSuffix("/")
             ? String(components.percentEncodedPath.dropLast()) : components.percentEncodedPath
@@ -257,13 +258,10 @@ public final class APIDataManager: Sendable {
     ) async {
         let limits = call.limits
         let deadline = clock.now() + limits.deadline
-        var request = HTTPRequest(
-            method: call.method,
-            scheme: scheme,
-            authority: authority,
-            path: basePath + call.path,
-            headerFields: call.headerFields
-        )
+        var request = requestTemplate
+        request.method = call.method
+        request.path = basePath + call.path
+        request.headerFields = call.headerFields
         var history: [AttemptRecord] = []
         var delayBefore = Duration.zero
         var lastFailure: (any Error)?
@@ -298,7 +296,6 @@ public final class APIDataManager: Sendable {
             options.timeout = min(limits.attemptTimeout, timeLeft)
 
             let outcome = await send(prepared, body: call.body, options: options, decode: decode)
-            let duration = clock.now() - started
             instruments.recordAttempt(endpoint: endpointName(), succeeded: outcome.isSuccess)
 
             switch outcome {
@@ -309,13 +306,14 @@ public final class APIDataManager: Sendable {
                     case .asynchronous(let handler): await handler.attemptDidSucceed(prepared)
                     }
                 }
+                // A success records its duration only for a span: it costs a clock reading.
                 if let span, span.isRecording {
                     let record = AttemptRecord(
                         number: attempt,
                         status: response.status.code,
                         error: nil,
                         delayBefore: delayBefore,
-                        duration: duration
+                        duration: clock.now() - started
                     )
                     span.addEvent(attemptEvent(record))
                 }
@@ -334,7 +332,7 @@ public final class APIDataManager: Sendable {
                     status: response?.status.code,
                     error: error.shortChain,
                     delayBefore: delayBefore,
-                    duration: duration
+                    duration: clock.now() - started
                 )
                 defer { if let span, span.isRecording { span.addEvent(attemptEvent(record)) } }
                 if error.firstError(in: NetworkErrorCode.self)?.code == .cancelled {

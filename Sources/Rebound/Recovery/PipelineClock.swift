@@ -18,6 +18,15 @@ struct PipelineClock: Sendable {
     }
 
     private static func open<C: Clock<Duration>>(_ clock: C) -> PipelineClock {
+        // The real clock, written out: through the generic closure below, every reading looks
+        // the clock's types up again, and the pipeline reads the clock twice per attempt.
+        if let continuous = clock as? ContinuousClock {
+            let start = ContinuousClock.now
+            return PipelineClock(
+                now: { start.duration(to: .now) },
+                sleep: { try await continuous.sleep(for: $0) }
+            )
+        }
         let start = clock.now
         return PipelineClock(
             now: { start.duration(to: clock.now) },
