@@ -160,7 +160,7 @@ final class CurlTransfer: @unchecked Sendable {
             // on by a 303 would delete where it points, a PUT would overwrite with nothing. Only
             // GET, HEAD and POST (which libcurl turns into a GET, as browsers do) are followed;
             // any other method gets the redirect itself back.
-            let follows = method == .get || method == .head || method == .post
+            let follows = RedirectFollower.followsRedirects(method)
             check(easy.set(CURLOPT_FOLLOWLOCATION, follows ? 1 : 0))
             check(easy.set(CURLOPT_MAXREDIRS, Swift.max(0, max)))
         }

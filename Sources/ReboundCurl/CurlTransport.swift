@@ -95,6 +95,61 @@ public final class CurlTransport: HTTPTransport {
         body: Data?,
         options: TransportOptions
     ) async throws(NetworkError) -> TransportResponse {
+        if RedirectFollower.mustFollow(request, options: options), case .follow(let max) = options.redirects {
+            return try await sendFollowingRedirects(request, body: body, options: options, max: max)
+        }
+        return try await perform(request, body: body, options: options)
+    }
+
+    /// Sends a request whose secrets must not follow a redirect to another host, following its
+    /// redirects here, one transfer per hop, within the request's one total timeout.
+    private func sendFollowingRedirects(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: TransportOptions,
+        max: Int
+    ) async throws(NetworkError) -> TransportResponse {
+        let clock = ContinuousClock()
+        let deadline = clock.now + options.timeout
+        var hop = options
+        hop.redirects = .doNotFollow
+        var current = (request: request, body: body)
+        var followed = 0
+        var newConnections = 0
+        while true {
+            hop.timeout = clock.now.duration(to: deadline)
+            guard hop.timeout > .zero else {
+                throw NetworkError(.timeout, reason: "The request took longer than \(options.timeout).")
+            }
+            var response: TransportResponse
+            do {
+                response = try await perform(current.request, body: current.body, options: hop)
+            } catch  where error.code == .timeout {
+                // The hop had what was left of the request's time; the limit the caller set is
+                // the one to name.
+                throw NetworkError(
+                    .timeout, reason: "The request took longer than \(options.timeout).", context: error.context)
+            }
+            newConnections += response.info.newConnections
+            guard
+                let next = try RedirectFollower.next(
+                    after: response, to: current.request, body: current.body, followed: followed, max: max)
+            else {
+                response.info.redirectCount = followed
+                response.info.newConnections = newConnections
+                return response
+            }
+            current = next
+            followed += 1
+        }
+    }
+
+    /// Sends one request as one libcurl transfer.
+    private func perform(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: TransportOptions
+    ) async throws(NetworkError) -> TransportResponse {
         guard let loop, let easy = loop.acquireHandle() else {
             throw NetworkError(.transportUnavailable, reason: "libcurl could not be initialised.")
         }

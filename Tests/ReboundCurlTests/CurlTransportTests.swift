@@ -375,6 +375,84 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func secretsDoNotFollowARedirectToAnotherHostButOtherFieldsDo() async throws {
+        let elsewhere = try await LoopbackServer.start(routes: LoopbackRoute.standardTestRoutes)
+        let away = LoopbackRoute("/away") { _ in .respond(status: 302, headers: [("Location", elsewhere.url("/echo"))])
+        }
+        let near = LoopbackRoute("/near") { _ in .respond(status: 307, headers: [("Location", "/echo")]) }
+        do {
+            try await secretsStayBehind(elsewhere: elsewhere, routes: [away, near])
+        } catch {
+            try await elsewhere.shutdown()
+            throw error
+        }
+        try await elsewhere.shutdown()
+    }
+
+    private func secretsStayBehind(elsewhere: LoopbackServer, routes: [LoopbackRoute]) async throws {
+        try await withLoopback(routes: routes) { server, transport in
+            var fields = HTTPFields()
+            var key = HTTPField(name: HTTPField.Name("X-Api-Key")!, value: "key-secret")
+            key.indexingStrategy = .disallow
+            fields.append(key)
+            fields[.authorization] = "Bearer token-secret"
+            fields[HTTPField.Name("X-Trace")!] = "abc"
+
+            // Another port is another origin.
+            let moved = try await transport.send(server.request(.get, "/away", headers: fields))
+            let echo = try JSONDecoder().decode(Echo.self, from: moved.body)
+            #expect(moved.info.redirectCount == 1)
+            #expect(echo.values(of: "X-Trace") == ["abc"])
+            #expect(echo.values(of: "X-Api-Key").isEmpty)
+            #expect(echo.values(of: "Authorization").isEmpty)
+            #expect(elsewhere.requests(to: "/echo") == 1)
+
+            // The same origin keeps them, and 307 keeps a POST's body.
+            let stayed = try await transport.send(
+                server.request(.post, "/near", headers: fields), body: Data("payload".utf8))
+            let same = try JSONDecoder().decode(Echo.self, from: stayed.body)
+            #expect(stayed.info.redirectCount == 1)
+            #expect(same.method == "POST")
+            #expect(same.body == "payload")
+            #expect(same.values(of: "X-Api-Key") == ["key-secret"])
+            #expect(same.values(of: "Authorization") == ["Bearer token-secret"])
+        }
+    }
+
+    @Test func redirectsFollowedByTheTransportKeepTheLimitAndTheTotalTimeout() async throws {
+        let loop = LoopbackRoute("/loop") { _ in .respond(status: 302, headers: [("Location", "/loop")]) }
+        let slow = LoopbackRoute("/slow-hop") { _ in
+            try? await Task.sleep(for: .milliseconds(300))
+            return .respond(status: 302, headers: [("Location", "/slow-hop")])
+        }
+        try await withLoopback(routes: [loop, slow]) { server, transport in
+            var fields = HTTPFields()
+            var key = HTTPField(name: HTTPField.Name("X-Api-Key")!, value: "key-secret")
+            key.indexingStrategy = .disallow
+            fields.append(key)
+            var options = TransportOptions()
+            options.redirects = .follow(max: 3)
+            let tooMany = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request(.get, "/loop", headers: fields), body: nil, options: options)
+            }
+            #expect(tooMany?.code == .tooManyRedirects)
+            #expect(server.requests(to: "/loop") == 4)
+
+            // Every hop takes 300 ms: a one-second limit is for all of them together.
+            options.redirects = .follow(max: 10)
+            options.timeout = .seconds(1)
+            let clock = ContinuousClock()
+            let started = clock.now
+            let timedOut = await #expect(throws: NetworkError.self) {
+                try await transport.send(
+                    server.request(.get, "/slow-hop", headers: fields), body: nil, options: options)
+            }
+            #expect(timedOut?.code == .timeout)
+            #expect(timedOut?.reason?.contains("1.0 seconds") == true || timedOut?.reason?.contains("1 second") == true)
+            #expect(clock.now - started < .seconds(3))
+        }
+    }
+
     @Test func aPostRedirectedBy303ContinuesAsAGet() async throws {
         let route = LoopbackRoute("/moved") { _ in .respond(status: 303, headers: [("Location", "/echo")]) }
         try await withLoopback(routes: [route]) { server, transport in

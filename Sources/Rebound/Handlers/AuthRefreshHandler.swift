@@ -141,8 +141,12 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         init(accessToken: String, value: String, name: HTTPField.Name) {
             self.accessToken = accessToken
             self.value = value
-            var only = HTTPFields()
-            only[name] = value
+            // Marked secret ("never index", HTTP's flag for sensitive values): HTTP/2 and HTTP/3
+            // encoders keep it out of their compression tables, and Rebound's transport keeps it
+            // from following a redirect to another host.
+            var field = HTTPField(name: name, value: value)
+            field.indexingStrategy = .disallow
+            let only = HTTPFields([field])
             self.only = only
             fields = Array(only)
         }

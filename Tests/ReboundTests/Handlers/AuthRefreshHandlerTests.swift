@@ -59,6 +59,25 @@ import Testing
         #expect(request.headerFields[values: .authorization] == ["Bearer expired-access-secret"])
     }
 
+    @Test func theTokenFieldIsMarkedSecret() async throws {
+        // "Never index": kept out of HTTP/2 compression tables and, by Rebound's transport, from
+        // redirects to another host.
+        let apiKey = HTTPField.Name("X-Api-Key")!
+        for name in [HTTPField.Name.authorization, apiKey] {
+            let handler = AuthRefreshHandler(
+                store: InMemoryCredentialStore(Self.expired), refresher: FakeRefresher(),
+                configuration: .init(headerName: name))
+            var bare = Self.request(token: nil)
+            bare.headerFields[.accept] = "application/json"
+            try await handler.prepare(&bare)
+            #expect(bare.headerFields.first { $0.name == name }?.indexingStrategy == .disallow)
+            #expect(bare.headerFields.first { $0.name == .accept }?.indexingStrategy == .automatic)
+            var empty = HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/")
+            try await handler.prepare(&empty)
+            #expect(empty.headerFields.map(\.indexingStrategy) == [.disallow])
+        }
+    }
+
     @Test func prepareLeavesTheRequestAloneWithoutACredential() async throws {
         let handler = AuthRefreshHandler(store: InMemoryCredentialStore(), refresher: FakeRefresher())
         var request = Self.request(token: "the-apps-own")

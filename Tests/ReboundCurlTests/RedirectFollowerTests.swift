@@ -1,0 +1,120 @@
+import Foundation
+import HTTPTypes
+import Rebound
+import Testing
+
+@testable import ReboundCurl
+
+@Suite struct RedirectFollowerTests {
+    private static let apiKey = HTTPField.Name("X-Api-Key")!
+
+    private static func request(
+        _ method: HTTPRequest.Method = .get, _ url: (scheme: String, authority: String) = ("http", "a.test"),
+        path: String = "/start"
+    ) -> HTTPRequest {
+        var request = HTTPRequest(method: method, scheme: url.scheme, authority: url.authority, path: path)
+        var secret = HTTPField(name: apiKey, value: "key-secret")
+        secret.indexingStrategy = .disallow
+        request.headerFields.append(secret)
+        request.headerFields[.authorization] = "Bearer token-secret"
+        request.headerFields[.cookie] = "session=cookie-secret"
+        request.headerFields[HTTPField.Name("X-Trace")!] = "abc"
+        request.headerFields[.contentType] = "application/json"
+        return request
+    }
+
+    private static func redirect(_ status: Int, to location: String?) -> TransportResponse {
+        var fields = HTTPFields()
+        if let location { fields[.location] = location }
+        return TransportResponse(head: HTTPResponse(status: .init(code: status), headerFields: fields))
+    }
+
+    private func next(
+        _ response: TransportResponse, _ request: HTTPRequest, body: Data? = nil, followed: Int = 0, max: Int = 5
+    ) throws(NetworkError) -> (request: HTTPRequest, body: Data?)? {
+        try RedirectFollower.next(after: response, to: request, body: body, followed: followed, max: max)
+    }
+
+    @Test func onlyRequestsWithASecretOfTheirOwnNameThatFollowRedirectsAreFollowedHere() {
+        var options = TransportOptions()
+        #expect(RedirectFollower.mustFollow(Self.request(), options: options))
+        #expect(RedirectFollower.mustFollow(Self.request(.post), options: options))
+        #expect(!RedirectFollower.mustFollow(Self.request(.put), options: options))
+        var plain = Self.request()
+        plain.headerFields[Self.apiKey] = nil
+        // Authorization and Cookie alone: libcurl drops them itself on a redirect to another host.
+        var marked = plain
+        marked.headerFields = HTTPFields(
+            marked.headerFields.map { field in
+                var field = field
+                field.indexingStrategy = .disallow
+                return field
+            }.filter { $0.name == .authorization || $0.name == .cookie })
+        #expect(!RedirectFollower.mustFollow(plain, options: options))
+        #expect(!RedirectFollower.mustFollow(marked, options: options))
+        options.redirects = .doNotFollow
+        #expect(!RedirectFollower.mustFollow(Self.request(), options: options))
+    }
+
+    @Test func aResponseThatIsNoRedirectIsTheAnswer() throws {
+        #expect(try next(TransportResponse(head: HTTPResponse(status: .ok)), Self.request()) == nil)
+        #expect(try next(Self.redirect(304, to: "/x"), Self.request()) == nil)
+        #expect(try next(Self.redirect(302, to: nil), Self.request()) == nil)
+    }
+
+    @Test func aRedirectWithinTheOriginKeepsEverything() throws {
+        let followed = try #require(try next(Self.redirect(302, to: "/next?page=2"), Self.request()))
+        #expect(followed.request.authority == "a.test")
+        #expect(followed.request.path == "/next?page=2")
+        #expect(followed.request.headerFields == Self.request().headerFields)
+        let explicit = try #require(try next(Self.redirect(307, to: "http://A.test:80/x"), Self.request()))
+        #expect(explicit.request.headerFields[Self.apiKey] == "key-secret")
+    }
+
+    @Test(arguments: ["http://b.test/landing", "http://a.test:8080/landing", "https://a.test/landing", "//b.test/x"])
+    func aRedirectToAnotherOriginDropsEverySecret(location: String) throws {
+        let followed = try #require(try next(Self.redirect(301, to: location), Self.request()))
+        let names = followed.request.headerFields.map { $0.name.canonicalName }
+        #expect(names == ["x-trace", "content-type"])
+    }
+
+    @Test func methodsChangeAsBrowsersChangeThem() throws {
+        let body = Data("{}".utf8)
+        for code in [301, 302, 303] {
+            let followed = try #require(try next(Self.redirect(code, to: "/x"), Self.request(.post), body: body))
+            #expect(followed.request.method == .get)
+            #expect(followed.body == nil)
+            #expect(followed.request.headerFields[.contentType] == nil)
+        }
+        for code in [307, 308] {
+            let followed = try #require(try next(Self.redirect(code, to: "/x"), Self.request(.post), body: body))
+            #expect(followed.request.method == .post)
+            #expect(followed.body == body)
+            #expect(followed.request.headerFields[.contentType] == "application/json")
+        }
+        let head = try #require(try next(Self.redirect(303, to: "/x"), Self.request(.head)))
+        #expect(head.request.method == .head)
+    }
+
+    @Test func httpsNeverGoesDownToHttpOrElsewhere() throws {
+        let secure = Self.request(.get, ("https", "a.test"))
+        #expect(throws: NetworkError.self) { try next(Self.redirect(302, to: "http://a.test/x"), secure) }
+        #expect(throws: NetworkError.self) { try next(Self.redirect(302, to: "ftp://a.test/x"), Self.request()) }
+        do {
+            _ = try next(Self.redirect(302, to: "http://a.test/x"), secure)
+        } catch {
+            #expect(error.code == .insecureRedirect)
+            #expect(!"\(error)".contains("secret"))
+        }
+    }
+
+    @Test func oneRedirectMoreThanAllowedFails() throws {
+        #expect(try next(Self.redirect(302, to: "/x"), Self.request(), followed: 4, max: 5) != nil)
+        do {
+            _ = try next(Self.redirect(302, to: "/x"), Self.request(), followed: 5, max: 5)
+            Issue.record("a sixth redirect was followed")
+        } catch {
+            #expect(error.code == .tooManyRedirects)
+        }
+    }
+}
