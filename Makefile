@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-tsan lint format benchmark
+.PHONY: setup setup-tests run test test-tsan lint docs format benchmark
 
 setup:
 	@scripts/setup.sh
@@ -13,8 +13,9 @@ run: setup
 setup-tests:
 	@scripts/setup.sh --tests
 
-## Sets up, then checks formatting, runs every test, and runs the tests again under the thread sanitizer.
-test: setup-tests lint
+## Sets up, then checks formatting and the API documentation, runs every test, and runs the tests
+## again under the thread sanitizer.
+test: setup-tests lint docs
 	$(SWIFT) test
 	$(MAKE) test-tsan
 
@@ -23,6 +24,15 @@ test-tsan: setup-tests
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
+
+## The libraries' DocC documentation, in .build/docs/<module>; any warning (a broken link, an
+## undocumented parameter) fails it.
+docs:
+	mkdir -p .build/docs
+	for target in Rebound ReboundCurl ReboundTesting; do \
+		$(SWIFT) package --disable-sandbox generate-documentation --target $$target \
+			--output-path .build/docs/$$target --warnings-as-errors || exit 1; \
+	done
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources

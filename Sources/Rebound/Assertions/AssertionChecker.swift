@@ -71,6 +71,9 @@ public struct AssertionChecker: Sendable {
     ///   - message: What should have held; evaluated only on failure.
     ///   - code: The assertion's code, which groups its reports.
     ///   - context: Debug context, evaluated only on failure.
+    ///   - fileID: Where the assertion is, reported with it; leave the default.
+    ///   - line: Where the assertion is, reported with it; leave the default.
+    ///   - function: Where the assertion is, reported with it; leave the default.
     public func check(
         _ condition: @autoclosure () -> Bool,
         _ message: @autoclosure () -> String = String(),
@@ -90,6 +93,9 @@ public struct AssertionChecker: Sendable {
     ///   - message: What went wrong.
     ///   - code: The assertion's code, which groups its reports.
     ///   - context: Debug context.
+    ///   - fileID: Where the assertion is, reported with it; leave the default.
+    ///   - line: Where the assertion is, reported with it; leave the default.
+    ///   - function: Where the assertion is, reported with it; leave the default.
     public func fail(
         _ message: @autoclosure () -> String,
         code: AssertionErrorCode = .unspecified,

@@ -47,6 +47,8 @@ public enum ResilientDecoding {
     ///   - decoder: The decoder whose options (strategies, user info) to decode with. It is not
     ///     changed: the decode runs on a copy that also carries the collector, so a decoder shared
     ///     between threads stays safe.
+    ///   - fileID: Where the decoding is, recorded in its errors; leave the default.
+    ///   - line: Where the decoding is, recorded in its errors; leave the default.
     /// - Returns: The value, and the digest of what was recovered from (empty when nothing was).
     /// - Throws: A ``JSONError`` when the body cannot be decoded at all.
     public static func decode<T: Decodable>(

@@ -1,7 +1,7 @@
 extension ResilientDecodingDigest.Entry {
     /// The recovery as a JSON-layer error: the code matching the `DecodingError` (a model's own
     /// error is ``JSONErrorCode/dataCorrupted``), the error as its cause, and the coding path in
-    /// its context under ``JSONError/codingPathKey``.
+    /// its context under `codingPath`.
     ///
     /// ```swift
     /// entry.jsonError.chain.short     // "JS1-DE1"
@@ -46,6 +46,8 @@ extension ResilientDecodingDigest {
     /// - Parameters:
     ///   - code: The code of the call whose response was decoded, such as the endpoint's.
     ///   - context: More debug context for the outer link, such as the endpoint.
+    ///   - fileID: Where the error is created; leave the default.
+    ///   - line: Where the error is created; leave the default.
     /// - Returns: One error per entry of ``errors``, in order.
     public func errors<Code: ErrorCode>(
         under code: Code,

@@ -28,6 +28,8 @@ public struct LayerError<Code: ErrorCode>: LayeredError, Sendable {
     ///   - cause: The error from the layer below, if one caused this.
     ///   - reason: Why, in words for developers.
     ///   - context: Debug context; mark secrets with ``ErrorContext/Value/sensitive(_:)``.
+    ///   - fileID: Where the error is created; leave the default.
+    ///   - line: Where the error is created; leave the default.
     public init(
         _ code: Code,
         nested: NestedCode? = nil,

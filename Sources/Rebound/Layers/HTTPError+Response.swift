@@ -18,6 +18,8 @@ extension LayerError where Code == HTTPStatusCode {
     /// - Parameters:
     ///   - response: The response head.
     ///   - cause: The error of the layer below, if there is one.
+    ///   - fileID: Where the error is created; leave the default.
+    ///   - line: Where the error is created; leave the default.
     public init(response: HTTPResponse, cause: (any Error)? = nil, fileID: String = #fileID, line: Int = #line) {
         let code = HTTPStatusCode(response.status)
         var context = ErrorContext()

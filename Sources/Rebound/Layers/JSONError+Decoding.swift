@@ -17,6 +17,8 @@ extension LayerError where Code == JSONErrorCode {
     /// - Parameters:
     ///   - error: The error `JSONDecoder` threw.
     ///   - context: More debug context; the coding path is added after it.
+    ///   - fileID: Where the error is created; leave the default.
+    ///   - line: Where the error is created; leave the default.
     public init(
         decoding error: DecodingError,
         context: ErrorContext = ErrorContext(),
@@ -86,6 +88,8 @@ extension LayerError where Code == JSONErrorCode {
     ///   - type: The type to decode.
     ///   - data: The JSON body.
     ///   - decoder: The decoder to use, with the strategies the API needs.
+    ///   - fileID: Where the error is created; leave the default.
+    ///   - line: Where the error is created; leave the default.
     /// - Returns: The decoded value.
     /// - Throws: A ``JSONError`` whose cause is the decoder's error, if there was one.
     public static func decode<T: Decodable>(

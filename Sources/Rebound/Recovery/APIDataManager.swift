@@ -138,7 +138,10 @@ public final class APIDataManager: Sendable {
 
     /// Sends an API call, recovering from what the handlers can, and returns its decoded result.
     ///
-    /// - Parameter endpoint: The call.
+    /// - Parameters:
+    ///   - endpoint: The call.
+    ///   - fileID: Where the call is made; leave the default. The caller's error records it.
+    ///   - line: Where the call is made; leave the default.
     /// - Returns: The decoded response.
     /// - Throws: The caller's API error, `LayerError(endpoint.errorCode, cause: failure)`, carrying
     ///   the ``AttemptHistory``. The cause is the last attempt's failure, or a ``RecoveryError``
