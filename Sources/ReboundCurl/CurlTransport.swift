@@ -17,7 +17,7 @@ public import Rebound
 /// ```
 ///
 /// Cancelling the calling task removes its transfer at once and ends it with
-/// `NetworkErrorCode/cancelled`. Keep one transport for the life of the program (its connection
+/// `NetworkErrorCode.cancelled`. Keep one transport for the life of the program (its connection
 /// cache is what makes requests fast); it shuts down when released or on ``shutdown()``.
 public final class CurlTransport: HTTPTransport {
     /// Settings that apply to the whole transport rather than one request.
@@ -59,7 +59,7 @@ public final class CurlTransport: HTTPTransport {
     /// Creates a transport and starts its thread.
     ///
     /// If libcurl cannot be initialised, every request fails with
-    /// `NetworkErrorCode/transportUnavailable` rather than the program stopping.
+    /// `NetworkErrorCode.transportUnavailable` rather than the program stopping.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         loop = CurlMultiLoop(
@@ -81,8 +81,8 @@ public final class CurlTransport: HTTPTransport {
     /// it holds up every transfer while it runs. `nil` when libcurl could not be initialised.
     public var executor: (any TaskExecutor)? { loop }
 
-    /// Ends every request in flight with `NetworkErrorCode/cancelled` and stops the thread.
-    /// Requests sent afterwards fail with `NetworkErrorCode/transportUnavailable`.
+    /// Ends every request in flight with `NetworkErrorCode.cancelled` and stops the thread.
+    /// Requests sent afterwards fail with `NetworkErrorCode.transportUnavailable`.
     public func shutdown() {
         loop?.shutdown()
     }
@@ -124,9 +124,10 @@ public final class CurlTransport: HTTPTransport {
             var response: TransportResponse
             do {
                 response = try await perform(current.request, body: current.body, options: hop)
-            } catch  where error.code == .timeout {
-                // The hop had what was left of the request's time; the limit the caller set is
-                // the one to name.
+            } catch {
+                // A hop has what is left of the request's time; the limit the caller set is the
+                // one to name.
+                guard error.code == .timeout else { throw error }
                 throw NetworkError(
                     .timeout, reason: "The request took longer than \(options.timeout).", context: error.context)
             }

@@ -35,8 +35,8 @@ enum RedirectFollower {
     ///   - body: The request's body.
     ///   - followed: How many redirects were followed before this one.
     ///   - max: How many may be followed.
-    /// - Throws: `NetworkErrorCode/tooManyRedirects` past `max`, `NetworkErrorCode/insecureRedirect`
-    ///   for a redirect from https to http or to another protocol, `NetworkErrorCode/invalidURL` for
+    /// - Throws: `NetworkErrorCode.tooManyRedirects` past `max`, `NetworkErrorCode.insecureRedirect`
+    ///   for a redirect from https to http or to another protocol, `NetworkErrorCode.invalidURL` for
     ///   a Location that is not a URL.
     static func next(
         after response: TransportResponse,

@@ -14,7 +14,7 @@ public import Rebound
 /// ])
 /// ```
 ///
-/// When the script runs out, a request fails with `NetworkErrorCode/other` and a reason that
+/// When the script runs out, a request fails with `NetworkErrorCode.other` and a reason that
 /// says so, rather than hanging or crashing the test.
 public final class ScriptedTransport: HTTPTransport {
     /// What the transport does with one request.
@@ -23,7 +23,7 @@ public final class ScriptedTransport: HTTPTransport {
         case respond(status: HTTPResponse.Status, headers: HTTPFields = [:], body: Data = Data())
         /// Fails with this error.
         case fail(NetworkError)
-        /// Waits until the request's task is cancelled, then fails with `NetworkErrorCode/cancelled`.
+        /// Waits until the request's task is cancelled, then fails with `NetworkErrorCode.cancelled`.
         case waitForCancellation
         /// Computes the outcome from the request.
         case reply(@Sendable (HTTPRequest, Data?) async throws(NetworkError) -> TransportResponse)
