@@ -117,10 +117,12 @@ public final class CurlTransport: HTTPTransport {
         var followed = 0
         var newConnections = 0
         while true {
-            hop.timeout = clock.now.duration(to: deadline)
-            guard hop.timeout > .zero else {
+            let left = clock.now.duration(to: deadline)
+            if followed > 0, left <= .zero {
                 throw NetworkError(.timeout, reason: "The request took longer than \(options.timeout).")
             }
+            // The first hop gets at least what libcurl would: a limit of zero is one millisecond.
+            hop.timeout = Swift.max(left, .milliseconds(1))
             var response: TransportResponse
             do {
                 response = try await perform(current.request, body: current.body, options: hop)

@@ -8,15 +8,18 @@ import Rebound
 /// libcurl 7.88 drops `Authorization` and `Cookie` when a redirect leaves the host, and nothing
 /// else: a token in a field of another name (`X-Api-Key`) would reach whatever host the redirect
 /// names. A field marked secret (`indexingStrategy = .disallow`, HTTP's "never index" flag for
-/// sensitive values, which ``AuthRefreshHandler`` sets on its own) makes the transport follow the
-/// redirects itself, one transfer per hop, and drop the secrets when a hop leaves the origin.
-/// Requests without such a field are left to libcurl, which is faster.
+/// sensitive values, which `AuthRefreshHandler` sets on its own), or a `Proxy-Authorization`
+/// field, makes the transport follow the redirects itself, one transfer per hop, and drop the
+/// secrets when a hop leaves the origin. Requests without such a field are left to libcurl,
+/// which is faster.
 enum RedirectFollower {
     /// Whether `request` needs the transport to follow its redirects itself.
     static func mustFollow(_ request: HTTPRequest, options: TransportOptions) -> Bool {
         guard case .follow = options.redirects, followsRedirects(request.method) else { return false }
+        // libcurl itself drops Authorization and Cookie on a redirect to another host, and nothing else.
         return request.headerFields.contains { field in
-            field.indexingStrategy == .disallow && field.name != .authorization && field.name != .cookie
+            field.name == .proxyAuthorization
+                || (field.indexingStrategy == .disallow && field.name != .authorization && field.name != .cookie)
         }
     }
 
@@ -46,16 +49,20 @@ enum RedirectFollower {
         max: Int
     ) throws(NetworkError) -> (request: HTTPRequest, body: Data?)? {
         let code = response.status.code
-        guard [301, 302, 303, 307, 308].contains(code),
+        guard [300, 301, 302, 303, 307, 308].contains(code),
             let location = response.head.headerFields[.location], !location.isEmpty
         else { return nil }
         guard followed < max else {
             throw NetworkError(.tooManyRedirects, reason: "Maximum (\(Swift.max(0, max))) redirects followed.")
         }
         let wasTLS = request.scheme?.lowercased() == "https"
-        guard let base = URL(string: "\(wasTLS ? "https" : "http")://\(request.authority ?? "")\(request.path ?? "/")"),
-            let target = URL(string: location, relativeTo: base)?.absoluteURL,
-            let host = target.host, !host.isEmpty
+        let path = request.path ?? "/"
+        let authority = request.authority ?? ""
+        guard
+            let base = URL(
+                string: "\(wasTLS ? "https" : "http")://\(authority)\(path.hasPrefix("/") ? "" : "/")\(path)"),
+            let here = Origin(base),
+            let target = URL(string: location, relativeTo: base)?.absoluteURL
         else {
             throw NetworkError(.invalidURL, reason: "The redirect's Location is not a URL.")
         }
@@ -66,25 +73,33 @@ enum RedirectFollower {
                 reason: "A redirect to a protocol other than \(wasTLS ? "https" : "http or https") was refused."
             )
         }
+        // The host exactly as libcurl will read it: a name or an IP address, nothing percent-encoded,
+        // so that the origin compared here is the one libcurl connects to.
+        guard let there = Origin(target) else {
+            throw NetworkError(
+                .invalidURL, reason: "The redirect's Location has a host that is not a plain name or address.")
+        }
+        let sameOrigin = here == there
 
         var next = request
         next.scheme = scheme
-        let hostPart = host.contains(":") ? "[\(host)]" : host
-        next.authority = target.port.map { "\(hostPart):\($0)" } ?? hostPart
+        // Credentials written into the authority (user:password@) stay with their origin, as in libcurl.
+        let userInfo = sameOrigin ? authority.lastIndex(of: "@").map { String(authority[...$0]) } ?? "" : ""
+        next.authority = userInfo + there.authority
         let components = URLComponents(url: target, resolvingAgainstBaseURL: false)
-        let path = components?.percentEncodedPath ?? ""
-        next.path = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
+        let nextPath = components?.percentEncodedPath ?? ""
+        next.path = (nextPath.isEmpty ? "/" : nextPath) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
 
         var nextBody = body
         // As libcurl and browsers do: 303 turns anything but HEAD into a GET, and 301 and 302 turn
-        // a POST into one; 307 and 308 repeat the request as it was.
+        // a POST into one; 300, 307 and 308 repeat the request as it was.
         if (code == 303 && request.method != .head) || ((code == 301 || code == 302) && request.method == .post) {
             next.method = .get
             nextBody = nil
             next.headerFields[.contentType] = nil
             next.headerFields[.contentLength] = nil
         }
-        if origin(of: request) != origin(of: next) {
+        if !sameOrigin {
             next.headerFields = HTTPFields(next.headerFields.filter { !isSecret($0) })
         }
         return (next, nextBody)
@@ -96,15 +111,43 @@ enum RedirectFollower {
             || field.name == .proxyAuthorization
     }
 
-    /// Scheme, host and port, with the scheme's default port filled in and case folded.
-    private static func origin(of request: HTTPRequest) -> String {
-        let scheme = request.scheme?.lowercased() ?? ""
-        var authority = (request.authority ?? "").lowercased()
-        if let userInfo = authority.lastIndex(of: "@") {
-            authority = String(authority[authority.index(after: userInfo)...])
+    /// Scheme, host and port of a URL, read the way libcurl reads them.
+    struct Origin: Equatable {
+        let scheme: String
+        /// Lowercased; an IPv6 address without its brackets.
+        let host: String
+        let port: Int
+
+        /// `nil` when the URL's host is not a plain name or address: anything percent-encoded, or a
+        /// character that ends a host for libcurl (`/`, `?`, `#`, `@`, `\`), could make libcurl
+        /// connect to another host than the one compared.
+        init?(_ url: URL) {
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                var host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty
+            else { return nil }
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            let isName = host.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+            }
+            let isIPv6 =
+                host.contains(":")
+                && host.utf8.allSatisfy { byte in
+                    (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+                        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                        || byte == UInt8(ascii: ":") || byte == UInt8(ascii: ".")
+                }
+            guard isName || isIPv6 else { return nil }
+            self.scheme = scheme
+            self.host = host
+            self.port = url.port ?? (scheme == "https" ? 443 : 80)
         }
-        let hasPort = authority.last.map(\.isNumber) == true && authority.contains(":") && !authority.hasSuffix("]")
-        if !hasPort { authority += scheme == "https" ? ":443" : ":80" }
-        return "\(scheme)://\(authority)"
+
+        /// `host:port`, brackets around an IPv6 address, the port left out when it is the default.
+        var authority: String {
+            let name = host.contains(":") ? "[\(host)]" : host
+            return port == (scheme == "https" ? 443 : 80) ? name : "\(name):\(port)"
+        }
     }
 }

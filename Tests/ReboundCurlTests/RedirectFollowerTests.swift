@@ -56,9 +56,43 @@ import Testing
         #expect(!RedirectFollower.mustFollow(Self.request(), options: options))
     }
 
+    @Test(arguments: [
+        "http://evil.example%2F%40a.test/", "http://evil.example%3F%40a.test/", "http://evil.example%23%40a.test/",
+        "http://evil.example%2Fa.test/", "http://a.test%00.evil.example/", "http://ev%69l.example/",
+    ])
+    func aHostThatLibcurlCouldReadDifferentlyIsRefused(location: String) throws {
+        // Decoded, each of these could compare as a.test here while libcurl connects elsewhere.
+        do {
+            let followed = try next(Self.redirect(302, to: location), Self.request())
+            Issue.record("followed to \(String(describing: followed?.request.authority))")
+        } catch {
+            #expect(error.code == .invalidURL)
+        }
+    }
+
+    @Test func userInfoStaysWithItsOriginAndARelativePathResolvesAgainstTheRequest() throws {
+        var request = Self.request()
+        request.authority = "user:pw@a.test"
+        request.path = "v1/items"
+        let near = try #require(try next(Self.redirect(302, to: "other"), request))
+        #expect(near.request.authority == "user:pw@a.test")
+        #expect(near.request.path == "/v1/other")
+        let far = try #require(try next(Self.redirect(302, to: "http://b.test/x"), request))
+        #expect(far.request.authority == "b.test")
+        let ipv6 = try #require(try next(Self.redirect(302, to: "http://[::1]:8080/x"), request))
+        #expect(ipv6.request.authority == "[::1]:8080")
+    }
+
+    @Test func aProxyAuthorizationIsFollowedHereEvenUnmarked() {
+        var request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/")
+        request.headerFields[.proxyAuthorization] = "Basic cHJveHk6c2VjcmV0"
+        #expect(RedirectFollower.mustFollow(request, options: TransportOptions()))
+    }
+
     @Test func aResponseThatIsNoRedirectIsTheAnswer() throws {
         #expect(try next(TransportResponse(head: HTTPResponse(status: .ok)), Self.request()) == nil)
         #expect(try next(Self.redirect(304, to: "/x"), Self.request()) == nil)
+        #expect(try next(Self.redirect(300, to: "/x"), Self.request())?.request.path == "/x")
         #expect(try next(Self.redirect(302, to: nil), Self.request()) == nil)
     }
 

@@ -141,9 +141,9 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         init(accessToken: String, value: String, name: HTTPField.Name) {
             self.accessToken = accessToken
             self.value = value
-            // Marked secret ("never index", HTTP's flag for sensitive values): HTTP/2 and HTTP/3
-            // encoders keep it out of their compression tables, and Rebound's transport keeps it
-            // from following a redirect to another host.
+            // Marked secret ("never index", HTTP's flag for sensitive values): transports that
+            // honour the flag keep it out of header compression tables, and CurlTransport keeps
+            // it from following a redirect to another host.
             var field = HTTPField(name: name, value: value)
             field.indexingStrategy = .disallow
             let only = HTTPFields([field])
