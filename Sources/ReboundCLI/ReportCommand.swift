@@ -92,7 +92,7 @@ struct ReportCommand: ParsableCommand {
             return try JSONLinesReportReader().read(paths: paths)
         } catch {
             let path = error.context["path"]?.revealed ?? "a file"
-            let reason = error.cause.map { Self.reason(of: $0) } ?? "unknown reason"
+            let reason = error.reason ?? error.cause.map { Self.reason(of: $0) } ?? "unknown reason"
             StandardStreams.writeError("error: cannot read \(path): \(reason) [\(error.chain.short)]")
             throw ExitCode(unreadableFileStatus)
         }

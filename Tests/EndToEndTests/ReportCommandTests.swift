@@ -118,7 +118,7 @@ struct ReportCommandTests {
         let result = try await ExecutableRunner.run("rebound", ["report", missing])
         #expect(result.status == 66)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderrText.contains("error: cannot read \(missing)"))
+        #expect(result.stderrText.contains("error: cannot read \(missing): No such file or directory [RP5-PX2]"))
     }
 
     @Test func invalidArgumentsExitWith64() async throws {

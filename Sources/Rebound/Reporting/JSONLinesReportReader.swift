@@ -1,5 +1,11 @@
 public import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reads reports from JSON-lines files, skipping and counting lines that are not reports.
 ///
 /// A line that is not a valid report (a torn line left by a crash, a line from another tool, a
@@ -41,27 +47,25 @@ public struct JSONLinesReportReader: Sendable {
         }
     }
 
-    public init() {}
+    /// The largest file the reader reads: 256 MiB by default, 25 times the default cap of a
+    /// ``JSONLinesReportSink`` file, so that a file of another kind cannot exhaust memory.
+    public let maximumFileSize: Int
+
+    public init(maximumFileSize: Int = 256 * 1024 * 1024) {
+        self.maximumFileSize = max(0, maximumFileSize)
+    }
 
     /// Reads every file, in order.
     ///
     /// - Parameter paths: The files.
     /// - Returns: Their reports and their invalid lines.
-    /// - Throws: ``ReportingErrorCode/cannotReadFile`` for the first file that cannot be read.
+    /// - Throws: ``ReportingErrorCode/cannotReadFile`` for the first file that cannot be read
+    ///   (its cause a `POSIXError`, such as `ENOENT`, and its reason the system's words for it) or
+    ///   that is larger than ``maximumFileSize``.
     public func read(paths: [String]) throws(ReportingError) -> Contents {
         var contents = Contents()
         for path in paths {
-            let data: Data
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw ReportingError(
-                    .cannotReadFile,
-                    cause: error,
-                    reason: "Cannot read the report file.",
-                    context: ["path": "\(path)"]
-                )
-            }
+            let data = try Self.contents(of: path, limit: maximumFileSize)
             let read = self.read(data, path: path)
             contents.reports += read.reports
             contents.invalidLines += read.invalidLines
@@ -89,5 +93,48 @@ public struct JSONLinesReportReader: Sendable {
             }
         }
         return contents
+    }
+
+    /// The bytes of the file at `path`, read with the system's calls so that a failure keeps its
+    /// `errno`.
+    private static func contents(of path: String, limit: Int) throws(ReportingError) -> Data {
+        func failure(_ code: Int32) -> ReportingError {
+            ReportingError(
+                .cannotReadFile,
+                cause: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO),
+                reason: String(cString: strerror(code)),
+                context: ["path": "\(path)"]
+            )
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw failure(errno) }
+        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw failure(EISDIR) }
+        let tooLarge = ReportingError(
+            .cannotReadFile,
+            reason: "The file is larger than \(limit) bytes, the reader's limit.",
+            context: ["path": "\(path)", "maximumFileSize": "\(limit)"]
+        )
+        guard Int(info.st_size) <= limit else { throw tooLarge }
+        var data = Data(capacity: Int(info.st_size))
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { buffer in
+                #if canImport(Glibc)
+                    Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+                #else
+                    Darwin.read(descriptor, buffer.baseAddress, buffer.count)
+                #endif
+            }
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno)
+            }
+            guard data.count + count <= limit else { throw tooLarge }
+            data.append(contentsOf: chunk[..<count])
+        }
     }
 }

@@ -100,6 +100,25 @@ import Testing
         let error = try #require(throws: ReportingError.self) { try JSONLinesReportReader().read(paths: [missing]) }
         #expect(error.code == .cannotReadFile)
         #expect(error.context["path"]?.revealed == missing)
+        #expect(error.chain.short == "RP5-PX2")
+        #expect(error.reason == "No such file or directory")
+    }
+
+    @Test func aDirectoryOrAFileOverTheLimitIsNotRead() throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let error = try #require(throws: ReportingError.self) { try JSONLinesReportReader().read(paths: [directory]) }
+        #expect(error.chain.short == "RP5-PX21")
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString).jsonl").path
+        let line = try ReportSinkTests.report(chain: ReportingFixture.error(1).chain).jsonLine()
+        try (line + Data("\n".utf8)).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try JSONLinesReportReader(maximumFileSize: line.count + 1).read(paths: [path]).reports.count == 1)
+        let tooLarge = try #require(throws: ReportingError.self) {
+            try JSONLinesReportReader(maximumFileSize: line.count).read(paths: [path])
+        }
+        #expect(tooLarge.code == .cannotReadFile)
+        #expect(tooLarge.context["maximumFileSize"]?.revealed == "\(line.count)")
     }
 
     @Test func anUnopenableFileIsAnError() throws {
