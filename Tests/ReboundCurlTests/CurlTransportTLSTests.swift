@@ -49,6 +49,36 @@ final class CurlTransportTLSTests {
         #expect(response.info.redirectCount == 1)
     }
 
+    @Test func streamsCutOffByAGoawayAreSentAgainByLibcurl() async throws {
+        // nginx ends each HTTP/2 connection with a GOAWAY after 10 requests; with 200 in flight,
+        // streams the server never processed must go out again on a new connection, not fail.
+        let request = HTTPRequest(
+            method: .get, scheme: "https", authority: "127.0.0.1:\(server.goawayPort)", path: "/hello")
+        let results = await withTaskGroup(of: Result<TransportResponse, NetworkError>.self) { group in
+            for _ in 0..<600 {
+                group.addTask { [transport] in
+                    do throws(NetworkError) {
+                        return .success(try await transport.send(request, body: nil, options: TransportOptions()))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            var all: [Result<TransportResponse, NetworkError>] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        let failures = results.compactMap { result -> String? in
+            if case .failure(let error) = result { return error.chain.short }
+            return nil
+        }
+        #expect(failures.isEmpty, "\(failures.count) failed: \(Set(failures))")
+        let responses = results.compactMap { try? $0.get() }
+        #expect(responses.allSatisfy { $0.info.httpVersion == "2" && $0.status == .ok })
+        // At most 10 requests per connection: the GOAWAYs really happened.
+        #expect(responses.reduce(0) { $0 + $1.info.newConnections } >= 60)
+    }
+
     @Test func anUntrustedCertificateIsATLSFailure() async throws {
         let untrusting = CurlTransport()
         defer { untrusting.shutdown() }

@@ -14,6 +14,8 @@ final class TLSServerFixture {
     let directory: URL
     let tlsPort: Int
     let plainPort: Int
+    /// HTTP/2 over TLS that ends every connection with a GOAWAY after 10 requests.
+    let goawayPort: Int
     /// The certificate the server presents, to trust in the transport.
     var certificateFile: String { directory.appendingPathComponent("cert.pem").path }
     private let process: Process
@@ -35,6 +37,7 @@ final class TLSServerFixture {
             ])
         tlsPort = try BlackholeListener.unusedPort()
         plainPort = try BlackholeListener.unusedPort()
+        goawayPort = try BlackholeListener.unusedPort()
         let configuration = """
             daemon off;
             worker_processes 1;
@@ -60,6 +63,13 @@ final class TLSServerFixture {
                     listen 127.0.0.1:\(plainPort);
                     location = /hello { return 200 "hello in clear text"; }
                 }
+                server {
+                    listen 127.0.0.1:\(goawayPort) ssl http2;
+                    ssl_certificate \(directory.path)/cert.pem;
+                    ssl_certificate_key \(directory.path)/key.pem;
+                    keepalive_requests 10;
+                    location = /hello { return 200 "hello before goodbye"; }
+                }
             }
             """
         let configurationFile = directory.appendingPathComponent("nginx.conf")
@@ -72,6 +82,7 @@ final class TLSServerFixture {
         try process.run()
         try Self.waitUntilListening(on: tlsPort)
         try Self.waitUntilListening(on: plainPort)
+        try Self.waitUntilListening(on: goawayPort)
     }
 
     func stop() {
