@@ -453,6 +453,18 @@ struct CurlTransportTests {
         }
     }
 
+    @Test(arguments: [307, 308])
+    func aPostRedirectedBy307Or308StaysAPostWithItsBody(status: Int) async throws {
+        let route = LoopbackRoute("/moved") { _ in .respond(status: status, headers: [("Location", "/echo")]) }
+        try await withLoopback(routes: [route]) { server, transport in
+            let response = try await transport.send(server.request(.post, "/moved"), body: Data("payload".utf8))
+            let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+            #expect(response.info.redirectCount == 1)
+            #expect(echo.method == "POST")
+            #expect(echo.body == "payload")
+        }
+    }
+
     @Test func aPostRedirectedBy303ContinuesAsAGet() async throws {
         let route = LoopbackRoute("/moved") { _ in .respond(status: 303, headers: [("Location", "/echo")]) }
         try await withLoopback(routes: [route]) { server, transport in
