@@ -143,11 +143,6 @@ struct RequestHeaderList: ~Copyable {
 
 /// Reading a response head: the status line and the header lines libcurl hands over one by one.
 enum ResponseHeadParser {
-    /// Splits a raw response head into the reason phrase and the header fields.
-    static func parse(_ raw: [UInt8]) -> (reasonPhrase: String, fields: HTTPFields) {
-        (reasonPhrase(in: raw), fields(in: raw))
-    }
-
     /// The reason phrase of the head's status line ("HTTP/1.1 200 OK"): whatever follows the
     /// second space, "" when there is none (HTTP/2 has no reason phrase).
     static func reasonPhrase(in raw: [UInt8]) -> String {

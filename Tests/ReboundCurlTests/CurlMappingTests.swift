@@ -10,7 +10,8 @@ import Testing
         let raw = Array(
             "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nSet-Cookie: a=1\r\nset-cookie:  b=2 \r\nBad Name: x\r\n\r\n"
                 .utf8)
-        let (reason, fields) = ResponseHeadParser.parse(raw)
+        let reason = ResponseHeadParser.reasonPhrase(in: raw)
+        let fields = ResponseHeadParser.fields(in: raw)
         #expect(reason == "Not Found")
         #expect(fields[values: .setCookie] == ["a=1", "b=2"])
         #expect(fields[.contentType] == "text/plain")
@@ -18,7 +19,9 @@ import Testing
     }
 
     @Test func anHTTP2HeadHasNoReasonPhrase() {
-        let (reason, fields) = ResponseHeadParser.parse(Array("HTTP/2 200\r\ncontent-length: 3\r\n\r\n".utf8))
+        let raw = Array("HTTP/2 200\r\ncontent-length: 3\r\n\r\n".utf8)
+        let reason = ResponseHeadParser.reasonPhrase(in: raw)
+        let fields = ResponseHeadParser.fields(in: raw)
         #expect(reason == "")
         #expect(fields[.contentLength] == "3")
     }

@@ -112,12 +112,14 @@ public struct JSONLinesReportReader: Sendable {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw failure(errno) }
         guard (info.st_mode & S_IFMT) != S_IFDIR else { throw failure(EISDIR) }
-        let tooLarge = ReportingError(
-            .cannotReadFile,
-            reason: "The file is larger than \(limit) bytes, the reader's limit.",
-            context: ["path": "\(path)", "maximumFileSize": "\(limit)"]
-        )
-        guard Int(info.st_size) <= limit else { throw tooLarge }
+        func tooLarge() -> ReportingError {
+            ReportingError(
+                .cannotReadFile,
+                reason: "The file is larger than \(limit) bytes, the reader's limit.",
+                context: ["path": "\(path)", "maximumFileSize": "\(limit)"]
+            )
+        }
+        guard Int(info.st_size) <= limit else { throw tooLarge() }
         var data = Data(capacity: Int(info.st_size))
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -133,7 +135,7 @@ public struct JSONLinesReportReader: Sendable {
                 if errno == EINTR { continue }
                 throw failure(errno)
             }
-            guard data.count + count <= limit else { throw tooLarge }
+            guard data.count + count <= limit else { throw tooLarge() }
             data.append(contentsOf: chunk[..<count])
         }
     }
