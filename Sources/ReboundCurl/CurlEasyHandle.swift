@@ -11,6 +11,10 @@ final class CurlEasyHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
     /// libcurl writes a readable message here when a transfer fails.
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Requests sent for the current transfer: the first, one per redirect libcurl followed, and
+    /// one per time libcurl sent the request again on a fresh connection because the one it used
+    /// died before any answer. Counted on the loop thread by the pre-request callback.
+    var requestsSent = 0
 
     /// Makes a handle with the options that are the same for every transfer already set.
     ///
@@ -27,6 +31,8 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(CURLOPT_ERRORBUFFER, pointer: errorBuffer),
             rebound_easy_setopt_write_function(raw, CURLOPT_WRITEFUNCTION, writeBody),
             rebound_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, writeHeader),
+            rebound_easy_setopt_prereq_function(raw, CURLOPT_PREREQFUNCTION, countRequest),
+            set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(self).toOpaque()),
             set(CURLOPT_PROTOCOLS_STR, "http,https"),
             // Offers what this libcurl can decode (gzip, br, zstd) and turns decoding on. Without
             // any (a libcurl built without zlib), nothing is offered and nothing decoded.
@@ -52,6 +58,18 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// Readies the handle for its next transfer, which sets every option that varies.
     func prepareForReuse() {
         errorBuffer[0] = 0
+        requestsSent = 0
+    }
+
+    /// Whether libcurl sent the last transfer's request again on a fresh connection.
+    ///
+    /// Such a handle must not be reused. libcurl 7.88 counts those re-sends per handle, not per
+    /// transfer, and gives up after five ("Connection died, tried 5 times before giving up"); only
+    /// `curl_easy_reset`, which clears every option, sets the count back (libcurl 8.17 resets it for
+    /// each transfer). A reused handle would give its next transfers fewer re-sends, and none at
+    /// all once five had added up over its life.
+    var hasResent: Bool {
+        requestsSent > 1 && requestsSent > info(long: CURLINFO_REDIRECT_COUNT) + 1
     }
 
     /// The message libcurl left in the error buffer, if any.
@@ -100,4 +118,10 @@ final class CurlEasyHandle: @unchecked Sendable {
         _ = rebound_easy_getinfo_pointer(raw, info, &value)
         return value
     }
+}
+
+/// libcurl's pre-request callback, called each time a request is about to go out on a connection.
+private let countRequest: curl_prereq_callback = { handle, _, _, _, _ in
+    Unmanaged<CurlEasyHandle>.fromOpaque(handle!).takeUnretainedValue().requestsSent += 1
+    return CURL_PREREQFUNC_OK
 }

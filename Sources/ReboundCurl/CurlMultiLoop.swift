@@ -251,6 +251,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func recycle(_ handle: CurlEasyHandle) {
+        // A handle whose request libcurl sent again is let go (see `hasResent`): a new one costs a
+        // curl_easy_init, and only after a connection died under a request.
+        guard !handle.hasResent else { return }
         let limit = maxIdleHandles
         idleHandles.withLock { idle in
             if idle.count < limit { idle.append(handle) }

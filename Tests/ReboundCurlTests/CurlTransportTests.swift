@@ -3,6 +3,7 @@ import HTTPTypes
 import Rebound
 import ReboundCurl
 import ReboundMockBackend
+import Synchronization
 import Testing
 
 @Suite("CurlTransport against a loopback server")
@@ -299,6 +300,25 @@ struct CurlTransportTests {
                 try await transport.send(server.request("/close-without-response"))
             }
             #expect(afterReuse?.code == .connectionReset)
+        }
+    }
+
+    @Test func everyRequestGetsLibcurlsFiveRetriesEvenOnAReusedHandle() async throws {
+        // The server answers only the first request on each connection and drops any later one
+        // unanswered, so every request after the first costs libcurl one retry on a fresh
+        // connection. libcurl 7.88 counts retries per easy handle, not per request, and gives up
+        // after five: without the transport's care the seventh request here would fail.
+        let answered = Mutex<Set<Int>>([])
+        let firstOnEachConnection = LoopbackRoute("GET", "/first-on-each-connection") { request in
+            let isFirst = answered.withLock { $0.insert(request.connectionNumber).inserted }
+            return isFirst ? .text("first") : .closeWithoutResponse
+        }
+        try await withLoopback(routes: [firstOnEachConnection]) { server, transport in
+            for _ in 0..<12 {
+                let response = try await transport.send(server.request("/first-on-each-connection"))
+                #expect(String(decoding: response.body, as: UTF8.self) == "first")
+            }
+            #expect(server.connectionsAccepted == 12)
         }
     }
 

@@ -33,6 +33,10 @@ static inline CURLcode rebound_easy_setopt_write_function(CURL *handle, CURLopti
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLcode rebound_easy_setopt_prereq_function(CURL *handle, CURLoption option, curl_prereq_callback value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
 static inline CURLcode rebound_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
