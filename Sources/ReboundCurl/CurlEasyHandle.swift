@@ -15,15 +15,19 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// one per time libcurl sent the request again on a fresh connection because the one it used
     /// died before any answer. Counted on the loop thread by the pre-request callback.
     var requestsSent = 0
+    /// The TLS session cache this handle uses, kept alive as long as the handle is.
+    private let share: CurlShare?
 
     /// Makes a handle with the options that are the same for every transfer already set.
     ///
     /// - Parameters:
     ///   - writeBody: The callback that receives body bytes.
     ///   - writeHeader: The callback that receives header lines.
-    init?(writeBody: curl_write_callback, writeHeader: curl_write_callback) {
+    ///   - share: The TLS session cache to use, shared with the transport's other handles.
+    init?(writeBody: curl_write_callback, writeHeader: curl_write_callback, share: CurlShare?) {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
+        self.share = share
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         let settings = [
@@ -33,6 +37,7 @@ final class CurlEasyHandle: @unchecked Sendable {
             rebound_easy_setopt_write_function(raw, CURLOPT_HEADERFUNCTION, writeHeader),
             rebound_easy_setopt_prereq_function(raw, CURLOPT_PREREQFUNCTION, countRequest),
             set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(self).toOpaque()),
+            share.map { set(CURLOPT_SHARE, pointer: UnsafeRawPointer($0.raw)) } ?? CURLE_OK,
             set(CURLOPT_PROTOCOLS_STR, "http,https"),
             // Offers what this libcurl can decode (gzip, br, zstd) and turns decoding on. Without
             // any (a libcurl built without zlib), nothing is offered and nothing decoded.

@@ -55,11 +55,14 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// The CA file every easy handle trusts, if not the system's.
     private let certificateAuthorityFile: String?
+    /// The TLS session cache of every easy handle (`nil` only if libcurl could not make one).
+    private let share: CurlShare?
 
     init?(maxConnections: Int, maxConnectionsPerHost: Int, certificateAuthorityFile: String? = nil) {
         guard CurlGlobal.initialize(), let multi = curl_multi_init() else { return nil }
         self.multi = multi
         self.certificateAuthorityFile = certificateAuthorityFile
+        share = CurlShare()
         _ = rebound_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
         _ = rebound_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
         _ = rebound_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
@@ -96,7 +99,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             handle.prepareForReuse()
             return handle
         }
-        return CurlTransfer.makeHandle(certificateAuthorityFile: certificateAuthorityFile)
+        return CurlTransfer.makeHandle(certificateAuthorityFile: certificateAuthorityFile, share: share)
     }
 
     /// Queues a command and wakes the loop if it sleeps. Returns false once the loop has shut down.

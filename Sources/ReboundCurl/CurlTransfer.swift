@@ -208,8 +208,10 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// A new easy handle wired to the transfer callbacks.
-    static func makeHandle(certificateAuthorityFile: String?) -> CurlEasyHandle? {
-        guard let handle = CurlEasyHandle(writeBody: curlWriteBody, writeHeader: curlWriteHeader) else { return nil }
+    static func makeHandle(certificateAuthorityFile: String?, share: CurlShare?) -> CurlEasyHandle? {
+        guard let handle = CurlEasyHandle(writeBody: curlWriteBody, writeHeader: curlWriteHeader, share: share) else {
+            return nil
+        }
         if let certificateAuthorityFile, handle.set(CURLOPT_CAINFO, certificateAuthorityFile) != CURLE_OK {
             return nil
         }

@@ -88,6 +88,26 @@ final class CurlTransportTLSTests {
         #expect(responses.reduce(0) { $0 + $1.info.newConnections } >= 60)
     }
 
+    @Test func newConnectionsResumeTheTLSSessionOfEarlierOnes() async throws {
+        // The server closes every connection after one request, so every request connects anew.
+        let request = HTTPRequest(
+            method: .get, scheme: "https", authority: "127.0.0.1:\(server.sessionPort)", path: "/hello")
+        _ = try await transport.send(request)
+        // Eight at once: all but one go out on easy handles that never connected before, and
+        // still resume the session the first request's handshake made.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask { [transport] in
+                    let response = try await transport.send(request)
+                    #expect(response.status == .ok)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let log = try await server.sessionLog(count: 9)
+        #expect(log == ["."] + Array(repeating: "r", count: 8))
+    }
+
     @Test func anUntrustedCertificateIsATLSFailure() async throws {
         let untrusting = CurlTransport()
         defer { untrusting.shutdown() }

@@ -16,6 +16,10 @@ final class TLSServerFixture {
     let plainPort: Int
     /// HTTP/2 over TLS that ends every connection with a GOAWAY after 10 requests.
     let goawayPort: Int
+    /// HTTP/1.1 over TLS 1.2 that closes every connection after one request and logs, per
+    /// request, whether its TLS session was resumed. (With TLS 1.3, this nginx resumed one session
+    /// on several connections that started at once only in part, libcurl from C alike.)
+    let sessionPort: Int
     /// The certificate the server presents, to trust in the transport.
     var certificateFile: String { directory.appendingPathComponent("cert.pem").path }
     private let process: Process
@@ -38,6 +42,7 @@ final class TLSServerFixture {
         tlsPort = try BlackholeListener.unusedPort()
         plainPort = try BlackholeListener.unusedPort()
         goawayPort = try BlackholeListener.unusedPort()
+        sessionPort = try BlackholeListener.unusedPort()
         let configuration = """
             daemon off;
             worker_processes 1;
@@ -46,6 +51,7 @@ final class TLSServerFixture {
             events { worker_connections 64; }
             http {
                 access_log off;
+                log_format resumed '$ssl_session_reused';
                 client_body_temp_path \(directory.path);
                 proxy_temp_path \(directory.path);
                 fastcgi_temp_path \(directory.path);
@@ -70,6 +76,16 @@ final class TLSServerFixture {
                     keepalive_requests 10;
                     location = /hello { return 200 "hello before goodbye"; }
                 }
+                server {
+                    listen 127.0.0.1:\(sessionPort) ssl;
+                    ssl_certificate \(directory.path)/cert.pem;
+                    ssl_certificate_key \(directory.path)/key.pem;
+                    keepalive_timeout 0;
+                    ssl_protocols TLSv1.2;
+                    ssl_session_cache shared:sessions:1m;
+                    access_log \(directory.path)/logs/sessions.log resumed;
+                    location = /hello { return 200 "one request per connection"; }
+                }
             }
             """
         let configurationFile = directory.appendingPathComponent("nginx.conf")
@@ -83,6 +99,22 @@ final class TLSServerFixture {
         try Self.waitUntilListening(on: tlsPort)
         try Self.waitUntilListening(on: plainPort)
         try Self.waitUntilListening(on: goawayPort)
+        try Self.waitUntilListening(on: sessionPort)
+    }
+
+    /// For each request to `sessionPort` so far, in order: `r` when its connection resumed an
+    /// earlier TLS session, `.` when it made a full handshake. Waits, at most five seconds, until
+    /// nginx has logged `count` requests.
+    func sessionLog(count: Int) async throws -> [String] {
+        let file = directory.appendingPathComponent("logs/sessions.log")
+        var lines: [String] = []
+        for _ in 0..<500 {
+            let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            lines = text.split(separator: "\n").map(String.init)
+            if lines.count >= count { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return lines
     }
 
     func stop() {

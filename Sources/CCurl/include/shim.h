@@ -53,6 +53,22 @@ static inline CURLcode rebound_easy_getinfo_pointer(CURL *handle, CURLINFO info,
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLSHcode rebound_share_setopt_long(CURLSH *share, CURLSHoption option, long value) {
+    return curl_share_setopt(share, option, value);
+}
+
+static inline CURLSHcode rebound_share_setopt_pointer(CURLSH *share, CURLSHoption option, void *value) {
+    return curl_share_setopt(share, option, value);
+}
+
+static inline CURLSHcode rebound_share_setopt_lock_function(CURLSH *share, curl_lock_function value) {
+    return curl_share_setopt(share, CURLSHOPT_LOCKFUNC, value);
+}
+
+static inline CURLSHcode rebound_share_setopt_unlock_function(CURLSH *share, curl_unlock_function value) {
+    return curl_share_setopt(share, CURLSHOPT_UNLOCKFUNC, value);
+}
+
 static inline CURLMcode rebound_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }
