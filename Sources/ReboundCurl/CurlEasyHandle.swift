@@ -12,8 +12,9 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// libcurl writes a readable message here when a transfer fails.
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// Requests sent for the current transfer: the first, one per redirect libcurl followed, and
-    /// one per time libcurl sent the request again on a fresh connection because the one it used
-    /// died before any answer. Counted on the loop thread by the pre-request callback.
+    /// one per time libcurl sent the request again on a new connection, because the kept-alive
+    /// one it used died before any answer or a GOAWAY refused its HTTP/2 stream. Counted on the
+    /// loop thread by the pre-request callback.
     var requestsSent = 0
     /// The TLS session cache this handle uses, kept alive as long as the handle is.
     private let share: CurlShare?
@@ -66,13 +67,14 @@ final class CurlEasyHandle: @unchecked Sendable {
         requestsSent = 0
     }
 
-    /// Whether libcurl sent the last transfer's request again on a fresh connection.
+    /// Whether libcurl sent the last transfer's request again on a new connection.
     ///
-    /// Such a handle must not be reused. libcurl 7.88 counts those re-sends per handle, not per
-    /// transfer, and gives up after five ("Connection died, tried 5 times before giving up"); only
-    /// `curl_easy_reset`, which clears every option, sets the count back (libcurl 8.17 resets it for
-    /// each transfer). A reused handle would give its next transfers fewer re-sends, and none at
-    /// all once five had added up over its life.
+    /// Such a handle must not be reused (see `CurlMultiLoop.finish`): libcurl 7.88 counts those
+    /// re-sends per handle, not per transfer, and gives up after five ("Connection died, tried 5
+    /// times before giving up"); only `curl_easy_reset`, which clears every option, sets the count
+    /// back. (A change to reset it for every transfer was proposed upstream in October 2025, curl
+    /// pull request 19066.) An HTTP/2 request that libcurl sends again over HTTP/1.1 counts here
+    /// too, which only costs a handle.
     var hasResent: Bool {
         requestsSent > 1 && requestsSent > info(long: CURLINFO_REDIRECT_COUNT) + 1
     }

@@ -242,7 +242,18 @@ final class CurlMultiLoop: @unchecked Sendable {
             transfer.isActive = false
             active[ObjectIdentifier(transfer)] = nil
         }
-        recycle(transfer.easy)
+        if !removeFromMulti {
+            // libcurl never ran the transfer: the handle is as it was.
+            recycle(transfer.easy)
+        } else if case .completed(CURLE_OK, _) = outcome, !transfer.easy.hasResent {
+            recycle(transfer.easy)
+        }
+        // Any other handle is let go: a new one costs a curl_easy_init, and only after a failure.
+        // libcurl 7.88 counts its re-sends of a request per easy handle and gives up after five;
+        // only `curl_easy_reset`, which clears every option, sets the count back. A re-send shows
+        // in `hasResent` when its request went out, but one that failed before that (its new
+        // connection refused, a timeout, a cancellation) shows nowhere, and a reused handle would
+        // give its next requests fewer re-sends, or none once five had added up over its life.
         guard let continuation = transfer.continuation else { return }
         transfer.continuation = nil
         transfer.markHandedBack()
@@ -254,9 +265,6 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func recycle(_ handle: CurlEasyHandle) {
-        // A handle whose request libcurl sent again is let go (see `hasResent`): a new one costs a
-        // curl_easy_init, and only after a connection died under a request.
-        guard !handle.hasResent else { return }
         let limit = maxIdleHandles
         idleHandles.withLock { idle in
             if idle.count < limit { idle.append(handle) }

@@ -41,20 +41,27 @@ struct BlackholeListener {
         return try port(of: fd)
     }
 
-    private static func boundSocket() throws -> Int32 {
+    /// A socket bound to `port` on 127.0.0.1 (0: any free port), not yet listening.
+    static func boundSocket(port: Int = 0) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket") }
-        var address = loopback(port: 0)
+        // Binding a port again right after its listener closed needs this (its connections linger).
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopback(port: port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0 else { throw SocketError(operation: "bind") }
+        guard bound == 0 else {
+            Glibc.close(fd)
+            throw SocketError(operation: "bind")
+        }
         return fd
     }
 
-    private static func port(of fd: Int32) throws -> Int {
+    static func port(of fd: Int32) throws -> Int {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let result = withUnsafeMutablePointer(to: &address) {

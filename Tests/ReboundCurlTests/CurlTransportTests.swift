@@ -303,7 +303,7 @@ struct CurlTransportTests {
         }
     }
 
-    @Test func everyRequestGetsLibcurlsFiveRetriesEvenOnAReusedHandle() async throws {
+    @Test func reSendsDoNotAddUpAcrossRequests() async throws {
         // The server answers only the first request on each connection and drops any later one
         // unanswered, so every request after the first costs libcurl one retry on a fresh
         // connection. libcurl 7.88 counts retries per easy handle, not per request, and gives up
@@ -319,6 +319,25 @@ struct CurlTransportTests {
                 #expect(String(decoding: response.body, as: UTF8.self) == "first")
             }
             #expect(server.connectionsAccepted == 12)
+        }
+    }
+
+    @Test func aReSendThatCannotConnectDoesNotCountAgainstLaterRequests() async throws {
+        // Each round, a kept-alive connection dies under a request, libcurl counts a re-send, and
+        // the re-send finds nobody listening, so the request is never sent again. libcurl 7.88
+        // counts per easy handle: had the handle gone back to the pool, the sixth round would end
+        // in "tried 5 times before giving up" (connectionReset) instead of cannotConnect.
+        let server = try RestartingServer()
+        let transport = CurlTransport()
+        defer { transport.shutdown() }
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(server.port)", path: "/")
+        for round in 1...7 {
+            try server.serveOneConnection()
+            let response = try await transport.send(request)
+            #expect(response.status == .ok, "round \(round)")
+            let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
+            #expect(error?.code == .cannotConnect, "round \(round)")
+            #expect(server.waitUntilClosed(), "round \(round)")
         }
     }
 

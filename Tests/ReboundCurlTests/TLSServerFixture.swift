@@ -17,8 +17,9 @@ final class TLSServerFixture {
     /// HTTP/2 over TLS that ends every connection with a GOAWAY after 10 requests.
     let goawayPort: Int
     /// HTTP/1.1 over TLS 1.2 that closes every connection after one request and logs, per
-    /// request, whether its TLS session was resumed. (With TLS 1.3, this nginx resumed one session
-    /// on several connections that started at once only in part, libcurl from C alike.)
+    /// request, whether its TLS session was resumed. (With TLS 1.3, libcurl 7.88 got one session
+    /// resumed on several connections that started at once only in part, from C too; the cause is
+    /// not established, see docs/transport.md.)
     let sessionPort: Int
     /// The certificate the server presents, to trust in the transport.
     var certificateFile: String { directory.appendingPathComponent("cert.pem").path }

@@ -1,0 +1,78 @@
+import Foundation
+import Glibc
+
+/// A one-connection HTTP/1.1 server that goes away in the middle of a kept-alive connection.
+///
+/// Each ``serveOneConnection()`` listens on the same port, answers the first request of the one
+/// connection it accepts (keeping it alive), and on the second request closes its listener and
+/// then the connection without a word. libcurl sees a reused connection die under a request,
+/// decides to send it again on a new connection, and finds nobody listening: the transfer fails
+/// to connect after libcurl counted a re-send, and never sends the request again.
+final class RestartingServer: @unchecked Sendable {
+    let port: Int
+    private var listener: Int32
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+
+    init() throws {
+        listener = try BlackholeListener.boundSocket()
+        port = try BlackholeListener.port(of: listener)
+        Glibc.close(listener)
+        listener = -1
+    }
+
+    /// Listens again and serves one connection as described above, on a thread of its own.
+    func serveOneConnection() throws {
+        let listener = try BlackholeListener.boundSocket(port: port)
+        guard listen(listener, 4) == 0 else {
+            Glibc.close(listener)
+            throw BlackholeListener.SocketError(operation: "listen")
+        }
+        Self.limitWaits(of: listener)
+        let thread = Thread { [done] in
+            let connection = accept(listener, nil, nil)
+            if connection >= 0 { Self.limitWaits(of: connection) }
+            if connection >= 0, Self.readRequest(from: connection) {
+                let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+                _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                _ = Self.readRequest(from: connection)
+            }
+            Glibc.close(listener)
+            if connection >= 0 { Glibc.close(connection) }
+            done.signal()
+        }
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Waits, at most five seconds, until the connection being served is closed.
+    func waitUntilClosed() -> Bool {
+        done.wait(timeout: .now() + 5) == .success
+    }
+
+    /// Makes `accept` and `recv` on `socket` give up after five seconds, so that a test that
+    /// fails early leaves no thread waiting for ever.
+    private static func limitWaits(of socket: Int32) {
+        var limit = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads until the end of a request head (the client sends no bodies); false if the
+    /// connection closed or failed first.
+    private static func readRequest(from connection: Int32) -> Bool {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !received.ends(with: Array("\r\n\r\n".utf8)) {
+            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            received += buffer[..<count]
+        }
+        return true
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
