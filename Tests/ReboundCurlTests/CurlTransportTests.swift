@@ -244,11 +244,12 @@ struct CurlTransportTests {
         try await withLoopback { server, transport in
             _ = try await transport.send(server.request("/hello"))
             var options = TransportOptions()
-            options.stallTimeout = .seconds(1)
-            // A byte every 100 ms for 1.2 s: longer than the stall limit in all, never idle for it.
+            options.stallTimeout = .seconds(2)
+            // A byte every 100 ms for 2.5 s: longer than the stall limit in all, never idle for it
+            // (a margin of 20 times, for loaded machines under the thread sanitizer).
             let response = try await transport.send(
-                server.request("/drip?chunks=12&ms=100"), body: nil, options: options)
-            #expect(response.body.count == 12)
+                server.request("/drip?chunks=26&ms=100"), body: nil, options: options)
+            #expect(response.body.count == 26)
         }
     }
 
@@ -519,13 +520,15 @@ struct CurlTransportTests {
             var stallLimited = TransportOptions()
             stallLimited.stallTimeout = .seconds(2)
             let options = stallLimited
-            // The first holds the only connection for 4 s, moving a byte every 100 ms; the second
-            // waits that long for its turn without a byte, twice the stall limit, then is quick.
-            async let first = transport.send(server.request("/drip?chunks=40&ms=100"), body: nil, options: options)
+            // The first holds the only connection for 5 s, moving a byte every 100 ms; the second,
+            // with a stall limit of 2 s, waits that long for its turn without a byte, then is
+            // quick. (The first keeps the default limit: on a loaded machine under the thread
+            // sanitizer, a pause of its server could otherwise pass for the stall under test.)
+            async let first = transport.send(server.request("/drip?chunks=50&ms=100"))
             try await server.waitForRequests(to: "/drip")
             let second = try await transport.send(server.request("/hello"), body: nil, options: options)
             #expect(second.status == .ok)
-            #expect(try await first.body.count == 40)
+            #expect(try await first.body.count == 50)
             #expect(server.connectionsAccepted == 1)
         }
     }
