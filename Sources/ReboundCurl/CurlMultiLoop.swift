@@ -248,12 +248,9 @@ final class CurlMultiLoop: @unchecked Sendable {
         } else if case .completed(CURLE_OK, _) = outcome, !transfer.easy.hasResent {
             recycle(transfer.easy)
         }
-        // Any other handle is let go: a new one costs a curl_easy_init, and only after a failure.
-        // libcurl 7.88 counts its re-sends of a request per easy handle and gives up after five;
-        // only `curl_easy_reset`, which clears every option, sets the count back. A re-send shows
-        // in `hasResent` when its request went out, but one that failed before that (its new
-        // connection refused, a timeout, a cancellation) shows nowhere, and a reused handle would
-        // give its next requests fewer re-sends, or none once five had added up over its life.
+        // Any other handle is let go (a new one costs a curl_easy_init, and only after a failure):
+        // besides the re-sends `hasResent` sees, one that failed before its request went out (its
+        // new connection refused, a timeout, a cancellation) leaves libcurl's count raised unseen.
         guard let continuation = transfer.continuation else { return }
         transfer.continuation = nil
         transfer.markHandedBack()

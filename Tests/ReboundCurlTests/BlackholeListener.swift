@@ -61,7 +61,7 @@ struct BlackholeListener {
         return fd
     }
 
-    static func port(of fd: Int32) throws -> Int {
+    private static func port(of fd: Int32) throws -> Int {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let result = withUnsafeMutablePointer(to: &address) {

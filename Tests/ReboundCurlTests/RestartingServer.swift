@@ -8,17 +8,12 @@ import Glibc
 /// then the connection without a word. libcurl sees a reused connection die under a request,
 /// decides to send it again on a new connection, and finds nobody listening: the transfer fails
 /// to connect after libcurl counted a re-send, and never sends the request again.
-final class RestartingServer: @unchecked Sendable {
+final class RestartingServer: Sendable {
     let port: Int
-    private var listener: Int32
-    private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
 
     init() throws {
-        listener = try BlackholeListener.boundSocket()
-        port = try BlackholeListener.port(of: listener)
-        Glibc.close(listener)
-        listener = -1
+        port = try BlackholeListener.unusedPort()
     }
 
     /// Listens again and serves one connection as described above, on a thread of its own.
@@ -29,20 +24,22 @@ final class RestartingServer: @unchecked Sendable {
             throw BlackholeListener.SocketError(operation: "listen")
         }
         Self.limitWaits(of: listener)
-        let thread = Thread { [done] in
+        Thread { [done] in
             let connection = accept(listener, nil, nil)
-            if connection >= 0 { Self.limitWaits(of: connection) }
-            if connection >= 0, Self.readRequest(from: connection) {
-                let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
-                _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                _ = Self.readRequest(from: connection)
+            if connection >= 0 {
+                Self.limitWaits(of: connection)
+                if Self.readRequest(from: connection) {
+                    let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+                    _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    _ = Self.readRequest(from: connection)
+                }
             }
+            // The listener goes first, so that the re-send libcurl makes when the connection
+            // closes finds nobody.
             Glibc.close(listener)
             if connection >= 0 { Glibc.close(connection) }
             done.signal()
-        }
-        self.thread = thread
-        thread.start()
+        }.start()
     }
 
     /// Waits, at most five seconds, until the connection being served is closed.
