@@ -16,11 +16,12 @@ setup-tests:
 ## Sets up, then checks formatting and the API documentation, runs every test, and runs the tests
 ## again under the thread sanitizer.
 test: setup-tests lint docs
-	$(SWIFT) test
+	SWIFT=$(SWIFT) scripts/test.sh tests
 	$(MAKE) test-tsan
 
 test-tsan: setup-tests
-	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
+		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources

@@ -101,7 +101,7 @@ enum ExecutableRunner {
 
         async let out = onOwnThread { stdout.fileHandleForReading.readDataToEndOfFile() }
         async let err = onOwnThread { stderr.fileHandleForReading.readDataToEndOfFile() }
-        let timedOut = await onOwnThread {
+        let timedOut = try await onOwnThread {
             let limit = DispatchTime.now() + .nanoseconds(Int(timeLimit / .nanoseconds(1)))
             guard exited.wait(timeout: limit) == .timedOut else { return false }
             process.terminate()
@@ -111,13 +111,7 @@ enum ExecutableRunner {
             }
             return true
         }
-        return Result(status: process.terminationStatus, timedOut: timedOut, stdout: await out, stderr: await err)
-    }
-
-    /// Runs blocking `work` on a new thread and suspends until it is done.
-    private static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: work()) }
-        }
+        return Result(
+            status: process.terminationStatus, timedOut: timedOut, stdout: try await out, stderr: try await err)
     }
 }

@@ -160,13 +160,14 @@ struct ReboundCLITests {
 
     @Test func aSlowServerTimesOutEveryAttemptAndExitsWith3() async throws {
         try await withServer([LoopbackRoute("/slow") { _ in .delayed(.seconds(20), .text("late")) }]) { server in
-            let started = ContinuousClock.now
             let result = try await Self.rebound(
                 ["fetch", "--json", "--timeout", "0.3", "--max-attempts", "2", server.url("/slow")] + Self.quickRetries)
 
             #expect(result.status == 3)
-            #expect(ContinuousClock.now - started < .seconds(15))
-            let attempts = try #require(try Self.object(result.stdout)["attempts"] as? [[String: Any]])
+            let report = try Self.object(result.stdout)
+            // Well short of the 20 s the server takes.
+            #expect(Self.double(report["elapsedSeconds"]).map { $0 < 15 } == true)
+            let attempts = try #require(report["attempts"] as? [[String: Any]])
             #expect(attempts.map { $0["error"] as? String } == ["NE2", "NE2"])
         }
     }
@@ -183,14 +184,15 @@ struct ReboundCLITests {
     }
 
     @Test func aRetryAfterBeyondTheDeadlineFailsAtOnce() async throws {
-        let route = LoopbackRoute("/much-later") { _ in .respond(status: 503, headers: [("Retry-After", "30")]) }
+        // Within the 60 s that Retry-After is honoured up to, beyond the deadline: no wait at all.
+        let route = LoopbackRoute("/much-later") { _ in .respond(status: 503, headers: [("Retry-After", "50")]) }
         try await withServer([route]) { server in
-            let result = try await Self.rebound(["fetch", "--json", "--deadline", "5", server.url("/much-later")])
+            let result = try await Self.rebound(["fetch", "--json", "--deadline", "20", server.url("/much-later")])
 
             #expect(result.status == 1)
             let report = try Self.object(result.stdout)
             #expect((report["error"] as? [String: Any])?["short"] as? String == "AP1-RE3-HT503")
-            #expect(Self.double(report["elapsedSeconds"]).map { $0 < 5 } == true)
+            #expect(Self.double(report["elapsedSeconds"]).map { $0 < 20 } == true)
             #expect(server.requests(to: "/much-later") == 1)
         }
     }

@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test func theSessionRunsAgainstAStandaloneBackend() async throws {
-        let backend = try StandaloneBackend()
+        let backend = try await StandaloneBackend.start()
         defer { backend.stop() }
         let result = try await ExecutableRunner.run(
             "task-client", ["--backend", backend.url, "--quiet"], input: Data(), timeLimit: .seconds(90))
@@ -90,13 +90,21 @@ import Testing
 }
 
 /// The built `mock-backend`, started on an ephemeral port for one test.
-final class StandaloneBackend {
+///
+/// Unchecked `Sendable`: nothing changes after `init`, and `Process.terminate()` may be called
+/// from any thread.
+final class StandaloneBackend: @unchecked Sendable {
     struct StartError: Error, CustomStringConvertible { var description: String }
 
     let url: String
     private let process: Process
 
-    init() throws {
+    /// Starts the backend and waits, on a thread of its own, until it says where it listens.
+    static func start() async throws -> StandaloneBackend {
+        try await onOwnThread { try StandaloneBackend() }
+    }
+
+    private init() throws {
         process = Process()
         process.executableURL = try ExecutableRunner.executable("mock-backend")
         process.arguments = ["--port", "0", "--seed", "7"]
@@ -121,9 +129,9 @@ final class StandaloneBackend {
         url = String(text[range.lowerBound...].prefix { !$0.isWhitespace })
     }
 
+    /// Asks the backend to end; Foundation reaps the process when it has.
     func stop() {
         guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
     }
 }

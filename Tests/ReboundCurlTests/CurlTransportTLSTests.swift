@@ -10,8 +10,8 @@ final class CurlTransportTLSTests {
     let server: TLSServerFixture
     let transport: CurlTransport
 
-    init() throws {
-        server = try TLSServerFixture()
+    init() async throws {
+        server = try await TLSServerFixture.start()
         transport = CurlTransport(configuration: .init(certificateAuthorityFile: server.certificateFile))
     }
 

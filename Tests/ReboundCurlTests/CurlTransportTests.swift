@@ -338,7 +338,7 @@ struct CurlTransportTests {
             #expect(response.status == .ok, "round \(round)")
             let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
             #expect(error?.code == .cannotConnect, "round \(round)")
-            #expect(server.waitUntilClosed(), "round \(round)")
+            #expect(try await server.waitUntilClosed(), "round \(round)")
         }
     }
 

@@ -35,9 +35,9 @@ extension LoopbackServer {
         HTTPRequest(method: method, scheme: "http", authority: authority, path: target, headerFields: headers)
     }
 
-    /// Waits until the server has received `count` requests for `path`, for at most five seconds.
+    /// Waits until the server has received `count` requests for `path`, for at most 30 seconds.
     func waitForRequests(to path: String, count: Int = 1) async throws {
-        for _ in 0..<1000 where requests(to: path) < count {
+        for _ in 0..<6000 where requests(to: path) < count {
             try await Task.sleep(for: .milliseconds(5))
         }
     }

@@ -70,11 +70,12 @@ import Testing
 
     @Test func aStalledAttemptTimesOutAndTheRetrySucceeds() async throws {
         let route = Self.flaky("/tasks", [.stall])
-        try await withAPI(route, limits: RequestLimits(deadline: .seconds(10), attemptTimeout: .milliseconds(300))) {
-            api, server in
+        // An attempt that is answered takes milliseconds; the limit leaves room for a machine
+        // whose two cores every test of the run shares, under the thread sanitizer.
+        let limits = RequestLimits(deadline: .seconds(60), attemptTimeout: .seconds(3))
+        try await withAPI(route, limits: limits) { api, server in
             let items = try await api.send(Self.list)
             #expect(items.count == 2)
-            // The stalled attempt and at least one more (a slow machine may time out another).
             #expect(server.requests(to: "/tasks") >= 2)
         }
     }
@@ -98,25 +99,39 @@ import Testing
         }
     }
 
+    /// Answers as `handler` does, and counts how often the manager asked it.
+    struct CountingHandler: RecoverableErrorHandler {
+        let handler: BackendTemporaryErrorHandler
+        let asked = Locked(0)
+        var name: String { handler.name }
+
+        func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
+            asked.withLock { $0 += 1 }
+            return try await handler.recover(from: failure)
+        }
+    }
+
+    // The backoff is five minutes: a cancellation that waited for it would overrun the limit.
     @Test(.timeLimit(.minutes(1)))
     func cancellingDuringARealBackoffEndsTheCallPromptly() async throws {
         let route = LoopbackRoute("GET", "/tasks") { _ in .respond(status: 503) }
         let server = try await LoopbackServer.start(routes: [route])
         let transport = CurlTransport()
         defer { transport.shutdown() }
-        let slow = BackendTemporaryErrorHandler(
-            configuration: .init(backoff: Backoff(base: .seconds(30), multiplier: 1, cap: .seconds(30), jitter: .none))
-        )
+        let slow = CountingHandler(
+            handler: BackendTemporaryErrorHandler(
+                configuration: .init(
+                    backoff: Backoff(base: .seconds(300), multiplier: 1, cap: .seconds(300), jitter: .none))))
         let api = try APIDataManager(
             baseURL: server.baseURL,
             transport: transport,
             handlers: [slow],
-            limits: RequestLimits(deadline: .seconds(120))
+            limits: RequestLimits(deadline: .seconds(600))
         )
         let call = Task { try await api.send(Self.list) }
-        for _ in 0..<1000 where server.requests(to: "/tasks") == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        // Long enough for the 503 to arrive; the 30 s backoff then begins, or has yet to.
-        try await Task.sleep(for: .milliseconds(300))
+        // The 503 has arrived and the handler chose the backoff; the wait begins, or is about to.
+        for _ in 0..<6000 where slow.asked.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(slow.asked.withLock { $0 } == 1)
         call.cancel()
         let error = await #expect(throws: LayerError<SampleCode>.self) { try await call.value }
         #expect(error?.chain.short == "AP8-RE40-HT503")

@@ -42,9 +42,10 @@ final class RestartingServer: Sendable {
         }.start()
     }
 
-    /// Waits, at most five seconds, until the connection being served is closed.
-    func waitUntilClosed() -> Bool {
-        done.wait(timeout: .now() + 5) == .success
+    /// Waits, at most five seconds and on a thread of its own, until the connection being served
+    /// is closed.
+    func waitUntilClosed() async throws -> Bool {
+        try await onOwnThread { [done] in done.wait(timeout: .now() + 5) == .success }
     }
 
     /// Makes `accept` and `recv` on `socket` give up after five seconds, so that a test that

@@ -6,7 +6,9 @@ import Glibc
 /// The mock backend speaks plain HTTP/1.1; this covers what only TLS shows: HTTP/2 negotiated by
 /// ALPN, certificate checks, and redirects from https down to http. `scripts/setup.sh` installs
 /// nginx and openssl; without them the tests that need this fixture are skipped, visibly.
-final class TLSServerFixture {
+///
+/// Unchecked `Sendable`: nothing changes after `init`, and `Process` may be stopped from any thread.
+final class TLSServerFixture: @unchecked Sendable {
     struct SetupError: Error, CustomStringConvertible { var description: String }
 
     static var isAvailable: Bool { executable("nginx") != nil && executable("openssl") != nil }
@@ -25,7 +27,13 @@ final class TLSServerFixture {
     var certificateFile: String { directory.appendingPathComponent("cert.pem").path }
     private let process: Process
 
-    init() throws {
+    /// Makes a certificate, starts nginx and waits until it listens, all on a thread of its own
+    /// (openssl and nginx can take seconds on a busy machine).
+    static func start() async throws -> TLSServerFixture {
+        try await onOwnThread { try TLSServerFixture() }
+    }
+
+    private init() throws {
         guard let nginx = Self.executable("nginx"), let openssl = Self.executable("openssl") else {
             throw SetupError(description: "nginx and openssl are needed; run scripts/setup.sh")
         }
@@ -104,12 +112,12 @@ final class TLSServerFixture {
     }
 
     /// For each request to `sessionPort` so far, in order: `r` when its connection resumed an
-    /// earlier TLS session, `.` when it made a full handshake. Waits, at most five seconds, until
+    /// earlier TLS session, `.` when it made a full handshake. Waits, at most 30 seconds, until
     /// nginx has logged `count` requests.
     func sessionLog(count: Int) async throws -> [String] {
         let file = directory.appendingPathComponent("logs/sessions.log")
         var lines: [String] = []
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
             lines = text.split(separator: "\n").map(String.init)
             if lines.count >= count { break }
@@ -118,12 +126,16 @@ final class TLSServerFixture {
         return lines
     }
 
+    /// Stops nginx and removes its directory once it has exited, without waiting for either.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        let (process, directory) = (process, directory)
+        Thread.detachNewThread {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: directory)
         }
-        try? FileManager.default.removeItem(at: directory)
     }
 
     private static func executable(_ name: String) -> String? {
@@ -148,9 +160,9 @@ final class TLSServerFixture {
         }
     }
 
-    /// Waits, at most five seconds, until something accepts connections on the port.
+    /// Waits, at most 30 seconds, until something accepts connections on the port.
     private static func waitUntilListening(on port: Int) throws {
-        for _ in 0..<500 {
+        for _ in 0..<3000 {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)

@@ -152,7 +152,8 @@ import Tracing
         let clock = TestClock(mode: .manual)
         let sink = HangingReportSink()
         let reporter = ReportingFixture.reporter(
-            [sink], configuration: ReportingFixture.configuration(queueCapacity: 2), clock: clock)
+            [sink], configuration: ReportingFixture.configuration(queueCapacity: 2, sinkTimeout: .seconds(5)),
+            clock: clock)
         // The first report is taken by the delivery task and hangs in the sink; two more fill the queue.
         reporter.record(ReportingFixture.error(1))
         #expect(await waitUntil { sink.started == 1 })
@@ -179,7 +180,8 @@ import Tracing
         let clock = TestClock(mode: .manual)
         let hanging = HangingReportSink()
         let recording = RecordingReportSink()
-        let reporter = ReportingFixture.reporter([hanging, recording], clock: clock)
+        let reporter = ReportingFixture.reporter(
+            [hanging, recording], configuration: ReportingFixture.configuration(sinkTimeout: .seconds(5)), clock: clock)
         // record returns at once although the sink will never finish.
         for code in 1...3 { reporter.record(ReportingFixture.error(code)) }
         #expect(reporter.statistics.sent == 3)
@@ -217,7 +219,9 @@ import Tracing
         let clock = TestClock(mode: .manual)
         let hanging = HangingReportSink()
         let reporter = ReportingFixture.reporter(
-            [hanging], configuration: ReportingFixture.configuration(sinkTimeout: .seconds(60)), clock: clock)
+            [hanging],
+            configuration: ReportingFixture.configuration(sinkTimeout: .seconds(60), flushTimeout: .seconds(10)),
+            clock: clock)
         reporter.record(ReportingFixture.error(1))
         async let flushed: Void = reporter.flush()
         // The sink's timer (60 s) and the flush's (10 s) both wait on the clock.

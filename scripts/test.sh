@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs `swift test` with the given arguments and keeps its whole output in a log. When the run
+# fails, it ends with the failing tests and their recorded issues, so that the last lines of a
+# long CI log name what failed.
+#
+#   scripts/test.sh NAME [swift test arguments...]
+#
+# The log is .build/test-logs/NAME.log.
+set -uo pipefail
+
+name="$1"
+shift
+log_dir=".build/test-logs"
+mkdir -p "$log_dir"
+log="$log_dir/$name.log"
+
+"${SWIFT:-swift}" test "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+if [ "$status" -ne 0 ]; then
+    echo
+    echo "== $name: swift test failed with exit status $status; what failed (whole log: $log) =="
+    # Swift Testing marks failures with ✘ and a recorded issue's details with ↳; XCTest and the
+    # sanitizers write "error:", "failed" and "ThreadSanitizer" lines.
+    grep -E '✘|↳|error:|: failed|ThreadSanitizer|Fatal error|Segmentation|signal' "$log" \
+        | grep -v -E '^\s*$|Testing Library Version|Target Platform' | tail -n 14
+fi
+exit "$status"
