@@ -61,7 +61,8 @@ struct BlackholeListener {
         return fd
     }
 
-    private static func port(of fd: Int32) throws -> Int {
+    /// The port `fd` is bound to.
+    static func port(of fd: Int32) throws -> Int {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let result = withUnsafeMutablePointer(to: &address) {

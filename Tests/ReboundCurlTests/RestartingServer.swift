@@ -10,10 +10,25 @@ import Glibc
 /// to connect after libcurl counted a re-send, and never sends the request again.
 final class RestartingServer: Sendable {
     let port: Int
+    /// A socket bound to the port that never listens. While the server is away, connections are
+    /// refused, and no other test's server can be given the port: the kernel does not hand out a
+    /// bound port to a socket that binds port 0.
+    private let reservation: Int32
     private let done = DispatchSemaphore(value: 0)
 
     init() throws {
-        port = try BlackholeListener.unusedPort()
+        let reservation = try BlackholeListener.boundSocket()
+        do {
+            port = try BlackholeListener.port(of: reservation)
+        } catch {
+            Glibc.close(reservation)
+            throw error
+        }
+        self.reservation = reservation
+    }
+
+    deinit {
+        Glibc.close(reservation)
     }
 
     /// Listens again and serves one connection as described above, on a thread of its own.
@@ -42,16 +57,16 @@ final class RestartingServer: Sendable {
         }.start()
     }
 
-    /// Waits, at most five seconds and on a thread of its own, until the connection being served
+    /// Waits, at most 60 seconds and on a thread of its own, until the connection being served
     /// is closed.
     func waitUntilClosed() async throws -> Bool {
-        try await onOwnThread { [done] in done.wait(timeout: .now() + 5) == .success }
+        try await onOwnThread { [done] in done.wait(timeout: .now() + 60) == .success }
     }
 
-    /// Makes `accept` and `recv` on `socket` give up after five seconds, so that a test that
+    /// Makes `accept` and `recv` on `socket` give up after 60 seconds, so that a test that
     /// fails early leaves no thread waiting for ever.
     private static func limitWaits(of socket: Int32) {
-        var limit = timeval(tv_sec: 5, tv_usec: 0)
+        var limit = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 
