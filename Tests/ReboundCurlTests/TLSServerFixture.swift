@@ -126,16 +126,15 @@ final class TLSServerFixture: @unchecked Sendable {
         return lines
     }
 
-    /// Stops nginx and removes its directory once it has exited, without waiting for either.
+    /// Stops nginx and removes its directory. This waits, but only the few milliseconds nginx
+    /// takes to exit; waiting elsewhere could let the test process end first and leave the
+    /// directory behind.
     func stop() {
-        let (process, directory) = (process, directory)
-        Thread.detachNewThread {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            try? FileManager.default.removeItem(at: directory)
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
         }
+        try? FileManager.default.removeItem(at: directory)
     }
 
     private static func executable(_ name: String) -> String? {
