@@ -118,9 +118,9 @@ enum RedirectFollower {
         let host: String
         let port: Int
 
-        /// `nil` when the URL's host is not a plain name or address: anything percent-encoded, or a
-        /// character that ends a host for libcurl (`/`, `?`, `#`, `@`, `\`), could make libcurl
-        /// connect to another host than the one compared.
+        /// `nil` when the URL's host is not a plain name (letters, digits, `-`, `.`, `_`) or address:
+        /// anything percent-encoded, or a character that ends a host for libcurl (`/`, `?`, `#`,
+        /// `@`, `\`), could make libcurl connect to another host than the one compared.
         init?(_ url: URL) {
             guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
                 var host = url.host(percentEncoded: true)?.lowercased(), !host.isEmpty
@@ -130,6 +130,8 @@ enum RedirectFollower {
                 (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                     || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
                     || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                    // Not allowed in hostnames (RFC 952), but common in internal DNS names.
+                    || byte == UInt8(ascii: "_")
             }
             let isIPv6 =
                 host.contains(":")

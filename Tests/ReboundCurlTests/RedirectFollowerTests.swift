@@ -112,6 +112,17 @@ import Testing
         #expect(names == ["x-trace", "content-type"])
     }
 
+    @Test func aHostNameWithAnUnderscoreIsFollowed() throws {
+        // Not a hostname by RFC 952, but common in internal DNS, and libcurl connects to it as written.
+        let followed = try #require(try next(Self.redirect(302, to: "http://internal_api.b.test/x"), Self.request()))
+        #expect(followed.request.authority == "internal_api.b.test")
+        #expect(followed.request.headerFields[Self.apiKey] == nil)
+        let within = try #require(
+            try next(Self.redirect(302, to: "/y"), Self.request(.get, ("http", "api_1.a.test"))))
+        #expect(within.request.authority == "api_1.a.test")
+        #expect(within.request.headerFields[Self.apiKey] == "key-secret")
+    }
+
     @Test func methodsChangeAsBrowsersChangeThem() throws {
         let body = Data("{}".utf8)
         for code in [301, 302, 303] {
