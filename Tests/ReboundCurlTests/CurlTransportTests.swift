@@ -430,12 +430,16 @@ struct CurlTransportTests {
         try await elsewhere.shutdown()
     }
 
+    /// `X-Api-Key: key-secret`, marked secret, which makes the transport follow redirects itself.
+    private static var apiKeyMarkedSecret: HTTPFields {
+        var key = HTTPField(name: HTTPField.Name("X-Api-Key")!, value: "key-secret")
+        key.indexingStrategy = .disallow
+        return HTTPFields([key])
+    }
+
     private func secretsStayBehind(elsewhere: LoopbackServer, routes: [LoopbackRoute]) async throws {
         try await withLoopback(routes: routes) { server, transport in
-            var fields = HTTPFields()
-            var key = HTTPField(name: HTTPField.Name("X-Api-Key")!, value: "key-secret")
-            key.indexingStrategy = .disallow
-            fields.append(key)
+            var fields = Self.apiKeyMarkedSecret
             fields[.authorization] = "Bearer token-secret"
             fields[HTTPField.Name("X-Trace")!] = "abc"
 
@@ -467,10 +471,7 @@ struct CurlTransportTests {
             return .respond(status: 302, headers: [("Location", "/slow-hop")])
         }
         try await withLoopback(routes: [loop, slow]) { server, transport in
-            var fields = HTTPFields()
-            var key = HTTPField(name: HTTPField.Name("X-Api-Key")!, value: "key-secret")
-            key.indexingStrategy = .disallow
-            fields.append(key)
+            let fields = Self.apiKeyMarkedSecret
             var options = TransportOptions()
             options.redirects = .follow(max: 3)
             let tooMany = await #expect(throws: NetworkError.self) {

@@ -75,17 +75,11 @@ final class RestartingServer: Sendable {
     private static func readRequest(from connection: Int32) -> Bool {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while !received.ends(with: Array("\r\n\r\n".utf8)) {
+        while !received.suffix(4).elementsEqual("\r\n\r\n".utf8) {
             let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { return false }
             received += buffer[..<count]
         }
         return true
-    }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool {
-        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
     }
 }
