@@ -6,9 +6,11 @@
 #
 #   ROUNDS=3          rounds; each runs every workload with every client, one process per run
 #   QUICK=1           a smoke run: a tenth of the requests
-#   CLIENTS="c rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession"
-#                     which clients run, in this order within a round (also: ahc); rebound-auth
-#                     sends the pipeline's request (with its Authorization field) without the pipeline
+#   CLIENTS="c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession"
+#                     which clients run, in this order within a round (also: ahc); c-options is
+#                     libcurl from C asked for what Rebound asks of it (decoding, timeouts, redirect
+#                     rules, a kept head; see Benchmarks/c/curl_bench.c); rebound-auth sends the
+#                     pipeline's request (with its Authorization field) without the pipeline
 #   WORKLOADS="sequential concurrent16 download1m"
 #   WITH_AHC=1        also build and run Benchmarks/AsyncHTTPClientBenchmark (a few minutes to build)
 #   SCRATCH=DIR       scratch path for the main package's release build (default: .build)
@@ -31,7 +33,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-0}
-CLIENTS=${CLIENTS:-"c rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession"}
+CLIENTS=${CLIENTS:-"c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession"}
 WORKLOADS=${WORKLOADS:-"sequential concurrent16 download1m"}
 WITH_AHC=${WITH_AHC:-0}
 SCRATCH=${SCRATCH:-}
@@ -55,8 +57,8 @@ if [[ $WITH_AHC == 1 && " $CLIENTS " != *" ahc "* ]]; then
 fi
 for client in $CLIENTS; do
     case $client in
-        c | rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | urlsession | ahc) ;;
-        *) echo "unknown client '$client' (known: c rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession ahc)" >&2; exit 2 ;;
+        c | c-options | rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | urlsession | ahc) ;;
+        *) echo "unknown client '$client' (known: c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession ahc)" >&2; exit 2 ;;
     esac
 done
 wants() { [[ " $CLIENTS " == *" $1 "* ]]; }
@@ -222,7 +224,7 @@ accepted_connections() {
 
 # --- Builds ---------------------------------------------------------------------------------
 
-if wants c; then
+if wants c || wants c-options; then
     log "building Benchmarks/c/curl-bench"
     CURL_FLAGS=$(pkg-config --cflags --libs libcurl 2>/dev/null || echo -lcurl)
     # shellcheck disable=SC2086 # CURL_FLAGS is a list of flags
@@ -249,7 +251,7 @@ fi
 
 command_for() {
     case $1 in
-        c) echo "$ROOT/Benchmarks/c/curl-bench" ;;
+        c | c-options) echo "$ROOT/Benchmarks/c/curl-bench" ;;
         rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | urlsession) echo "$SWIFT_BIN/transport-benchmark" ;;
         ahc) echo "$AHC_BIN/ahc-benchmark" ;;
     esac

@@ -16,6 +16,22 @@
  * buffer is reset, never freed, between requests, so after the first response
  * no request allocates.
  *
+ * With --client c-options it also asks of libcurl what Rebound's CurlTransport
+ * asks, so that libcurl's cost for Rebound's features can be told apart from
+ * the cost of Rebound's own code:
+ *
+ *   - the options CurlEasyHandle sets once per handle: transparent decoding
+ *     (CURLOPT_ACCEPT_ENCODING with the same encodings), keep-alive probes,
+ *     PIPEWAIT, the protocol list, the pre-request callback, an error buffer;
+ *   - every option CurlTransfer.configure sets before each request: URL,
+ *     redirect protocols and limit, connect and total timeouts, body limit,
+ *     HTTP version, method;
+ *   - a header callback that keeps each response's head;
+ *   - the facts CurlTransfer.completion reads after each request.
+ *
+ * Like Rebound, it sends the Accept-Encoding line from a header list, which
+ * keeps libcurl from formatting its own twice per request (docs/performance.md).
+ *
  * It prints one JSON line, the same as the Swift clients print:
  *   {"client":"c","workload":...,"requests":N,"seconds":S,"rps":R,"p50_us":X,
  *    "p99_us":Y,"mbps":M,"peak_rss_kib":K,"start_rss_kib":B,"cpu_seconds":C,
@@ -48,7 +64,10 @@ struct body_buffer {
 struct transfer {
     CURL *easy;
     struct body_buffer body;
+    struct body_buffer head;
     uint64_t started_ns;
+    long requests_sent;
+    char error[CURL_ERROR_SIZE];
 };
 
 struct tally {
@@ -66,6 +85,7 @@ struct options {
     long requests;
     long warmup;
     long concurrency;
+    int rebound_options; /* --client c-options */
 };
 
 static uint64_t now_ns(void) {
@@ -103,22 +123,114 @@ static size_t append_body(char *data, size_t size, size_t count, void *userdata)
     return incoming;
 }
 
-static int transfer_init(struct transfer *transfer, const char *url) {
+/* Keeps a response's head the way Rebound does: a status line starts a new head. */
+static size_t append_header(char *data, size_t size, size_t count, void *userdata) {
+    struct body_buffer *head = userdata;
+    size_t incoming = size * count;
+    if (incoming >= 5 && memcmp(data, "HTTP/", 5) == 0) head->length = 0;
+    return append_body(data, size, count, head);
+}
+
+static int count_request(void *userdata, char *conn_primary_ip, char *conn_local_ip, int conn_primary_port,
+                         int conn_local_port) {
+    (void)conn_primary_ip, (void)conn_local_ip, (void)conn_primary_port, (void)conn_local_port;
+    ((struct transfer *)userdata)->requests_sent++;
+    return CURL_PREREQFUNC_OK;
+}
+
+/* The Accept-Encoding value Rebound offers (CurlGlobal.acceptedEncodings): what this libcurl decodes, without deflate. */
+static const char *accepted_encodings(void) {
+    static char value[32];
+    if (value[0] == 0) {
+        curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+        const char *names[3] = {NULL, NULL, NULL};
+        int count = 0;
+        if (info->features & CURL_VERSION_LIBZ) names[count++] = "gzip";
+        if (info->features & CURL_VERSION_BROTLI) names[count++] = "br";
+        if (info->features & CURL_VERSION_ZSTD) names[count++] = "zstd";
+        for (int i = 0; i < count; i++) {
+            if (i > 0) strcat(value, ", ");
+            strcat(value, names[i]);
+        }
+    }
+    return value[0] ? value : NULL;
+}
+
+static int transfer_init(struct transfer *transfer, const struct options *options) {
     memset(transfer, 0, sizeof *transfer);
     transfer->easy = curl_easy_init();
     if (transfer->easy == NULL) return -1;
-    curl_easy_setopt(transfer->easy, CURLOPT_URL, url);
+    curl_easy_setopt(transfer->easy, CURLOPT_URL, options->url);
     curl_easy_setopt(transfer->easy, CURLOPT_WRITEFUNCTION, append_body);
     curl_easy_setopt(transfer->easy, CURLOPT_WRITEDATA, &transfer->body);
     curl_easy_setopt(transfer->easy, CURLOPT_PRIVATE, transfer);
     curl_easy_setopt(transfer->easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(transfer->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    if (options->rebound_options) {
+        /* What CurlEasyHandle.init sets once per handle. */
+        curl_easy_setopt(transfer->easy, CURLOPT_ERRORBUFFER, transfer->error);
+        curl_easy_setopt(transfer->easy, CURLOPT_HEADERFUNCTION, append_header);
+        curl_easy_setopt(transfer->easy, CURLOPT_PREREQFUNCTION, count_request);
+        curl_easy_setopt(transfer->easy, CURLOPT_PREREQDATA, transfer);
+        curl_easy_setopt(transfer->easy, CURLOPT_PROTOCOLS_STR, "http,https");
+        curl_easy_setopt(transfer->easy, CURLOPT_ACCEPT_ENCODING, accepted_encodings());
+        curl_easy_setopt(transfer->easy, CURLOPT_TCP_KEEPALIVE, 1L);
+        curl_easy_setopt(transfer->easy, CURLOPT_PIPEWAIT, 1L);
+    }
     return 0;
+}
+
+/* The header list of a request without fields of its own: the Accept-Encoding line (RequestHeaderList). */
+static struct curl_slist *accept_encoding_list(void) {
+    static struct curl_slist *list;
+    static char line[64];
+    if (list == NULL && accepted_encodings() != NULL) {
+        snprintf(line, sizeof line, "Accept-Encoding: %s", accepted_encodings());
+        list = curl_slist_append(NULL, line);
+    }
+    return list;
+}
+
+/* What CurlTransfer.configure sets before every request, with the transport's default options, for a GET. */
+static void transfer_prepare(struct transfer *transfer, const struct options *options) {
+    if (!options->rebound_options) return;
+    CURL *easy = transfer->easy;
+    transfer->error[0] = 0;
+    transfer->requests_sent = 0;
+    curl_easy_setopt(easy, CURLOPT_URL, options->url);
+    curl_easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, transfer);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer->body);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, &transfer->head);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+    curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, 60000L);
+    curl_easy_setopt(easy, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)(32 * 1024 * 1024));
+    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(easy, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, accept_encoding_list());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, NULL);
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)-1);
+    curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, NULL);
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+}
+
+/* What CurlTransfer.completion reads after every request. */
+static void transfer_complete(struct transfer *transfer, const struct options *options) {
+    if (!options->rebound_options) return;
+    long value = 0;
+    curl_off_t offset = 0;
+    curl_easy_getinfo(transfer->easy, CURLINFO_HTTP_VERSION, &value);
+    curl_easy_getinfo(transfer->easy, CURLINFO_REDIRECT_COUNT, &value);
+    curl_easy_getinfo(transfer->easy, CURLINFO_NUM_CONNECTS, &value);
+    curl_easy_getinfo(transfer->easy, CURLINFO_PRETRANSFER_TIME_T, &offset);
+    transfer->head.length = 0;
 }
 
 /* Judges a finished transfer and resets its buffer for the next request. */
 static void finish(struct tally *tally, struct transfer *transfer, CURLcode result, const struct options *options) {
     uint64_t elapsed = now_ns() - transfer->started_ns;
+    transfer_complete(transfer, options);
     long status = 0;
     curl_easy_getinfo(transfer->easy, CURLINFO_RESPONSE_CODE, &status);
     int ok = result == CURLE_OK && status == 200 && (long)transfer->body.length == options->expect_bytes;
@@ -140,6 +252,7 @@ static void finish(struct tally *tally, struct transfer *transfer, CURLcode resu
 static void run_sequential(struct transfer *transfer, struct tally *tally, long count, const struct options *options) {
     for (long i = 0; i < count; i++) {
         transfer->started_ns = now_ns();
+        transfer_prepare(transfer, options);
         CURLcode result = curl_easy_perform(transfer->easy);
         finish(tally, transfer, result, options);
     }
@@ -150,6 +263,7 @@ static void run_concurrent(CURLM *multi, struct transfer *transfers, struct tall
     long started = 0;
     for (long i = 0; i < options->concurrency && started < count; i++, started++) {
         transfers[i].started_ns = now_ns();
+        transfer_prepare(&transfers[i], options);
         curl_multi_add_handle(multi, transfers[i].easy);
     }
     size_t target = tally->completed + (size_t)count;
@@ -175,6 +289,7 @@ static void run_concurrent(CURLM *multi, struct transfer *transfers, struct tall
             if (started < count) {
                 started++;
                 transfer->started_ns = now_ns();
+                transfer_prepare(transfer, options);
                 curl_multi_add_handle(multi, easy);
             }
         }
@@ -209,7 +324,7 @@ static long parse_long(const char *flag, const char *text) {
 
 static void usage(void) {
     fprintf(stderr,
-            "usage: curl-bench [--client c] --workload NAME --url URL --expect-bytes N\n"
+            "usage: curl-bench [--client c|c-options] --workload NAME --url URL --expect-bytes N\n"
             "                  [--requests N] [--warmup N] [--concurrency N]\n"
             "workloads and their defaults:\n"
             "  sequential: 20000 requests after 500, 1 in flight\n"
@@ -231,7 +346,7 @@ static void apply_workload_defaults(struct options *options) {
 }
 
 static struct options parse_options(int argc, char **argv) {
-    struct options options = {NULL, NULL, -1, -1, -1, 1};
+    struct options options = {NULL, NULL, -1, -1, -1, 1, 0};
     /* The workload comes first, so that flags given later override its defaults. */
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--workload") == 0) {
@@ -244,7 +359,8 @@ static struct options parse_options(int argc, char **argv) {
         if (i + 1 >= argc) usage();
         const char *value = argv[++i];
         if (strcmp(flag, "--workload") == 0) continue; /* read above */
-        else if (strcmp(flag, "--client") == 0 && strcmp(value, "c") == 0) continue;
+        else if (strcmp(flag, "--client") == 0 && strcmp(value, "c") == 0) options.rebound_options = 0;
+        else if (strcmp(flag, "--client") == 0 && strcmp(value, "c-options") == 0) options.rebound_options = 1;
         else if (strcmp(flag, "--url") == 0) options.url = value;
         else if (strcmp(flag, "--expect-bytes") == 0) options.expect_bytes = parse_long(flag, value);
         else if (strcmp(flag, "--requests") == 0) options.requests = parse_long(flag, value);
@@ -275,7 +391,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     for (long i = 0; i < handles; i++) {
-        if (transfer_init(&transfers[i], options.url) != 0) {
+        if (transfer_init(&transfers[i], &options) != 0) {
             fprintf(stderr, "curl-bench: curl_easy_init failed\n");
             return 1;
         }
@@ -304,10 +420,10 @@ int main(int argc, char **argv) {
     double cpu = cpu_seconds() - cpu_before;
 
     qsort(tally.latencies_ns, tally.completed, sizeof(uint64_t), compare_u64);
-    printf("{\"client\":\"c\",\"workload\":\"%s\",\"requests\":%zu,\"seconds\":%.6f,\"rps\":%.1f,"
+    printf("{\"client\":\"%s\",\"workload\":\"%s\",\"requests\":%zu,\"seconds\":%.6f,\"rps\":%.1f,"
            "\"p50_us\":%.1f,\"p99_us\":%.1f,\"mbps\":%.1f,\"peak_rss_kib\":%ld,\"start_rss_kib\":%ld,"
            "\"cpu_seconds\":%.6f,\"failures\":%zu}\n",
-           options.workload, tally.completed, seconds, (double)tally.completed / seconds,
+           options.rebound_options ? "c-options" : "c", options.workload, tally.completed, seconds, (double)tally.completed / seconds,
            percentile_us(tally.latencies_ns, tally.completed, 50),
            percentile_us(tally.latencies_ns, tally.completed, 99),
            (double)tally.body_bytes / seconds / 1e6, peak_rss_kib(), start_rss_kib, cpu,

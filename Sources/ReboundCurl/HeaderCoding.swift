@@ -6,14 +6,19 @@ import HTTPTypes
 ///
 /// `curl_slist_append` allocates twice per line (the node and a copy of the text); a request
 /// builds its list once and libcurl only reads it, so every node and every line share one
-/// allocation here, freed in one go. A request with a body but no header fields of its own uses
-/// one list made once for the whole program, and a request with neither has no list at all:
-/// libcurl 7.88 scans the list for a dozen names and formats each line byte by byte, about 2,000
-/// instructions per request even for two suppressions (docs/performance.md).
+/// allocation here, freed in one go. A request without header fields of its own uses one of two
+/// lists made once for the whole program (with a body and without).
+///
+/// After the request's own fields the list offers the encodings libcurl decodes
+/// (`Accept-Encoding`), unless the request names its own. libcurl would add that line itself,
+/// since `CURLOPT_ACCEPT_ENCODING` is set (which is what turns decoding on), but 7.88 formats its
+/// own line byte by byte twice per request, once into a string and again into the request, while
+/// a line of the list is formatted once and keeps libcurl from adding its own: about 4,500
+/// instructions less per request, the list's own cost included (docs/performance.md).
 struct RequestHeaderList: ~Copyable {
     /// The first node, or `nil` for no list at all.
     let head: UnsafeMutablePointer<curl_slist>?
-    /// The block to free, `nil` when ``head`` points at the shared list.
+    /// The block to free, `nil` when ``head`` points at a shared list.
     private let block: UnsafeMutableRawPointer?
 
     /// - Parameters:
@@ -22,22 +27,23 @@ struct RequestHeaderList: ~Copyable {
     ///     add the headers the list suppresses.
     init(_ fields: HTTPFields, sendsBody: Bool) {
         if fields.isEmpty {
-            head = sendsBody ? Self.sharedEmpty.pointer : nil
+            head = sendsBody ? Self.sharedWithBody.pointer : Self.sharedWithoutBody.pointer
             block = nil
             return
         }
         // Measured first, then written straight into the block: no string per line on the way.
-        var hasExpect = false
-        var hasContentType = false
+        var additions = Additions(offersEncodings: true, suppressesExpect: sendsBody, suppressesContentType: sendsBody)
         var textSize = 0
         for field in fields {
-            if field.name == .expect { hasExpect = true }
-            if field.name == .contentType { hasContentType = true }
+            switch field.name {
+            case .acceptEncoding: additions.offersEncodings = false
+            case .expect: additions.suppressesExpect = false
+            case .contentType: additions.suppressesContentType = false
+            default: break
+            }
             textSize += Self.byteCount(of: field) + 1
         }
-        let tail = sendsBody ? Self.suppressions(hasExpect: hasExpect, hasContentType: hasContentType) : []
-        textSize += tail.reduce(0) { $0 + $1.utf8CodeUnitCount + 1 }
-        var writer = BlockWriter(lines: fields.count + tail.count, textSize: textSize)
+        var writer = BlockWriter(lines: fields.count + additions.lineCount, textSize: textSize + additions.textSize)
         for field in fields {
             writer.append(field.name.rawName)
             // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
@@ -49,10 +55,7 @@ struct RequestHeaderList: ~Copyable {
             }
             writer.endLine()
         }
-        for line in tail {
-            writer.append(line)
-            writer.endLine()
-        }
+        additions.write(to: &writer)
         (head, block) = (writer.nodes, writer.block)
     }
 
@@ -65,35 +68,71 @@ struct RequestHeaderList: ~Copyable {
         field.name.rawName.utf8.count + (field.value.isEmpty ? 1 : 2 + field.value.utf8.count)
     }
 
-    /// Lines that turn off what libcurl would otherwise add on its own to a request with a body.
-    private static func suppressions(hasExpect: Bool, hasContentType: Bool) -> [StaticString] {
-        switch (hasExpect, hasContentType) {
-        // libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second for
-        // a server that may never answer it; an empty Expect turns that off. libcurl also labels
-        // every body it sends as a form (application/x-www-form-urlencoded) unless told otherwise;
-        // a body the caller did not label goes out unlabelled.
-        case (false, false): ["Expect:", "Content-Type:"]
-        case (false, true): ["Expect:"]
-        case (true, false): ["Content-Type:"]
-        case (true, true): []
+    /// The `Accept-Encoding` line, `nil` when this libcurl decodes nothing.
+    static let acceptEncodingLine: String? = CurlGlobal.acceptedEncodings.map { "Accept-Encoding: \($0)" }
+
+    /// The lines the list adds after the request's own fields.
+    private struct Additions {
+        /// Whether to offer the encodings libcurl decodes (when the request offers none itself).
+        var offersEncodings: Bool
+        /// libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second
+        /// for a server that may never answer it; an empty Expect turns that off.
+        var suppressesExpect: Bool
+        /// libcurl labels every body it sends as a form (application/x-www-form-urlencoded) unless
+        /// told otherwise; a body the caller did not label goes out unlabelled.
+        var suppressesContentType: Bool
+
+        private var encodingsLine: String? { offersEncodings ? RequestHeaderList.acceptEncodingLine : nil }
+
+        var lineCount: Int {
+            (encodingsLine == nil ? 0 : 1) + (suppressesExpect ? 1 : 0) + (suppressesContentType ? 1 : 0)
         }
+
+        /// The bytes of the lines, each with its NUL.
+        var textSize: Int {
+            (encodingsLine.map { $0.utf8.count + 1 } ?? 0)
+                + (suppressesExpect ? Self.expect.utf8CodeUnitCount + 1 : 0)
+                + (suppressesContentType ? Self.contentType.utf8CodeUnitCount + 1 : 0)
+        }
+
+        func write(to writer: inout BlockWriter) {
+            if let encodingsLine {
+                writer.append(encodingsLine)
+                writer.endLine()
+            }
+            if suppressesExpect {
+                writer.append(Self.expect)
+                writer.endLine()
+            }
+            if suppressesContentType {
+                writer.append(Self.contentType)
+                writer.endLine()
+            }
+        }
+
+        private static let expect: StaticString = "Expect:"
+        private static let contentType: StaticString = "Content-Type:"
     }
 
-    /// The list for requests with a body but without header fields, made once and never freed.
-    private static let sharedEmpty: SharedList = {
-        let tail = suppressions(hasExpect: false, hasContentType: false)
-        var writer = BlockWriter(lines: tail.count, textSize: tail.reduce(0) { $0 + $1.utf8CodeUnitCount + 1 })
-        for line in tail {
-            writer.append(line)
-            writer.endLine()
-        }
-        return SharedList(writer.nodes)
-    }()
+    /// The lists for requests without header fields, made once and never freed.
+    private static let sharedWithBody = SharedList(
+        Additions(offersEncodings: true, suppressesExpect: true, suppressesContentType: true))
+    private static let sharedWithoutBody = SharedList(
+        Additions(offersEncodings: true, suppressesExpect: false, suppressesContentType: false))
 
     private struct SharedList: @unchecked Sendable {
         // Written once, then only read (by libcurl, on the loop thread).
         let pointer: UnsafeMutablePointer<curl_slist>?
-        init(_ pointer: UnsafeMutablePointer<curl_slist>?) { self.pointer = pointer }
+
+        init(_ additions: Additions) {
+            guard additions.lineCount > 0 else {
+                pointer = nil
+                return
+            }
+            var writer = BlockWriter(lines: additions.lineCount, textSize: additions.textSize)
+            additions.write(to: &writer)
+            pointer = writer.nodes
+        }
     }
 
     /// Fills one allocation with the list: every node first, then every line with its NUL.

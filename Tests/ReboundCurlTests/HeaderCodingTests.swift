@@ -16,7 +16,14 @@ import Testing
         return lines
     }
 
-    @Test func fieldsBecomeLinesFollowedByTheSuppressionsWhenABodyIsSent() {
+    /// The line offering the encodings this libcurl decodes, as the list adds it.
+    private let offered = RequestHeaderList.acceptEncodingLine.map { [$0] } ?? []
+
+    @Test func theOfferedEncodingsAreThoseLibcurlDecodes() {
+        #expect(RequestHeaderList.acceptEncodingLine == CurlGlobal.acceptedEncodings.map { "Accept-Encoding: \($0)" })
+    }
+
+    @Test func fieldsBecomeLinesFollowedByTheOfferAndTheSuppressionsWhenABodyIsSent() {
         var fields = HTTPFields()
         fields[.authorization] = "Bearer abc"
         fields[.accept] = "application/json"
@@ -24,8 +31,11 @@ import Testing
         fields.append(HTTPField(name: HTTPField.Name("x-twice")!, value: "1"))
         fields.append(HTTPField(name: HTTPField.Name("x-twice")!, value: "2"))
         let lines = ["Authorization: Bearer abc", "Accept: application/json", "X-Empty;", "x-twice: 1", "x-twice: 2"]
-        #expect(self.lines(of: RequestHeaderList(fields, sendsBody: true)) == lines + ["Expect:", "Content-Type:"])
-        #expect(self.lines(of: RequestHeaderList(fields, sendsBody: false)) == lines)
+        #expect(
+            self.lines(of: RequestHeaderList(fields, sendsBody: true)) == lines + offered + [
+                "Expect:", "Content-Type:",
+            ])
+        #expect(self.lines(of: RequestHeaderList(fields, sendsBody: false)) == lines + offered)
     }
 
     @Test func aCallersExpectOrContentTypeIsNotSuppressed() {
@@ -33,22 +43,34 @@ import Testing
         fields[.contentType] = "application/json"
         fields[.expect] = "100-continue"
         #expect(
-            lines(of: RequestHeaderList(fields, sendsBody: true)) == [
-                "Content-Type: application/json", "Expect: 100-continue",
-            ])
+            lines(of: RequestHeaderList(fields, sendsBody: true))
+                == ["Content-Type: application/json", "Expect: 100-continue"] + offered)
         fields[.expect] = nil
-        #expect(lines(of: RequestHeaderList(fields, sendsBody: true)) == ["Content-Type: application/json", "Expect:"])
+        #expect(
+            lines(of: RequestHeaderList(fields, sendsBody: true))
+                == ["Content-Type: application/json"] + offered + ["Expect:"])
     }
 
-    @Test func requestsWithABodyButNoFieldsShareOneList() {
+    @Test func aCallersAcceptEncodingReplacesTheOffer() {
+        var fields = HTTPFields()
+        fields[HTTPField.Name("accept-encoding")!] = "identity"
+        #expect(lines(of: RequestHeaderList(fields, sendsBody: false)) == ["accept-encoding: identity"])
+        fields[.acceptEncoding] = ""
+        #expect(
+            lines(of: RequestHeaderList(fields, sendsBody: true)) == ["Accept-Encoding;", "Expect:", "Content-Type:"])
+    }
+
+    @Test func requestsWithoutFieldsShareOneListWithABodyAndOneWithout() {
         let first = RequestHeaderList(HTTPFields(), sendsBody: true)
         let second = RequestHeaderList(HTTPFields(), sendsBody: true)
-        #expect(lines(of: first) == ["Expect:", "Content-Type:"])
+        #expect(lines(of: first) == offered + ["Expect:", "Content-Type:"])
         #expect(first.head == second.head)
-    }
 
-    @Test func requestsWithoutFieldsOrBodyHaveNoList() {
-        #expect(RequestHeaderList(HTTPFields(), sendsBody: false).head == nil)
+        let plain = RequestHeaderList(HTTPFields(), sendsBody: false)
+        let otherPlain = RequestHeaderList(HTTPFields(), sendsBody: false)
+        #expect(lines(of: plain) == offered)
+        #expect(plain.head == otherPlain.head)
+        #expect(plain.head != first.head)
     }
 
     @Test(arguments: [
