@@ -4,8 +4,11 @@ import Glibc
 /// libcurl's process-wide state, initialised once before the first handle is made.
 enum CurlGlobal {
     /// `curl_global_init` is not thread-safe; a static `let` runs it exactly once, whatever thread asks.
+    /// libcurl gets ``CurlMemory``'s functions, which keep receive buffers for reuse.
     private static let initialized: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+        curl_global_init_mem(
+            Int(CURL_GLOBAL_ALL), CurlMemory.allocate, CurlMemory.release, CurlMemory.reallocate,
+            CurlMemory.duplicate, CurlMemory.allocateZeroed) == CURLE_OK
     }()
 
     /// Initialises libcurl if that has not happened yet; returns whether it is usable.

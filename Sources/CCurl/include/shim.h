@@ -8,6 +8,13 @@
 #define REBOUND_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <malloc.h>
+
+// The usable size of a block from malloc (glibc's malloc_usable_size, which Swift's Glibc module
+// does not bring in): how CurlMemory recognises a freed receive buffer.
+static inline size_t rebound_malloc_usable_size(void *pointer) {
+    return malloc_usable_size(pointer);
+}
 
 static inline CURLcode rebound_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
