@@ -6,11 +6,13 @@
 #
 #   ROUNDS=3          rounds; each runs every workload with every client, one process per run
 #   QUICK=1           a smoke run: a tenth of the requests
-#   CLIENTS="c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession"
+#   CLIENTS="c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop pipeline-ab urlsession"
 #                     which clients run, in this order within a round (also: ahc); c-options is
 #                     libcurl from C asked for what Rebound asks of it (decoding, timeouts, redirect
 #                     rules, a kept head; see Benchmarks/c/curl_bench.c); rebound-auth sends the
-#                     pipeline's request (with its Authorization field) without the pipeline
+#                     pipeline's request (with its Authorization field) without the pipeline;
+#                     pipeline-ab runs pipeline and rebound-auth in one process over one transport,
+#                     in 20 interleaved pairs of slices (twice the requests of the others)
 #   WORKLOADS="sequential concurrent16 download1m"
 #   WITH_AHC=1        also build and run Benchmarks/AsyncHTTPClientBenchmark (a few minutes to build)
 #   SCRATCH=DIR       scratch path for the main package's release build (default: .build)
@@ -23,7 +25,9 @@
 #   RESULTS=FILE      where the JSON lines go (default: .build-benchmark/transport-DATE.jsonl)
 #
 # Every run prints one JSON line (see Benchmarks/TransportBenchmark/Harness/BenchmarkReport.swift);
-# they are collected in $RESULTS, and a Markdown table per workload, of medians over the rounds and
+# the script adds the round, the exit status, nginx's new connections and the share of the
+# machine's CPU time the hypervisor took away during the run ("steal" in /proc/stat, 0 on bare
+# metal: on a shared VM it is what makes a run untrustworthy). They are collected in $RESULTS, and a Markdown table per workload, of medians over the rounds and
 # ratios to the C client, is printed and saved beside it. The machine is noisy: compare the ratios
 # and the CPU per request, not absolute requests per second across runs.
 #
@@ -33,7 +37,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 QUICK=${QUICK:-0}
-CLIENTS=${CLIENTS:-"c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession"}
+CLIENTS=${CLIENTS:-"c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop pipeline-ab urlsession"}
 WORKLOADS=${WORKLOADS:-"sequential concurrent16 download1m"}
 WITH_AHC=${WITH_AHC:-0}
 SCRATCH=${SCRATCH:-}
@@ -57,8 +61,8 @@ if [[ $WITH_AHC == 1 && " $CLIENTS " != *" ahc "* ]]; then
 fi
 for client in $CLIENTS; do
     case $client in
-        c | c-options | rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | urlsession | ahc) ;;
-        *) echo "unknown client '$client' (known: c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop urlsession ahc)" >&2; exit 2 ;;
+        c | c-options | rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | pipeline-ab | urlsession | ahc) ;;
+        *) echo "unknown client '$client' (known: c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop pipeline-ab urlsession ahc)" >&2; exit 2 ;;
     esac
 done
 wants() { [[ " $CLIENTS " == *" $1 "* ]]; }
@@ -232,7 +236,7 @@ if wants c || wants c-options; then
 fi
 
 SWIFT_BIN=
-if wants rebound || wants rebound-loop || wants rebound-auth || wants pipeline || wants pipeline-loop || wants urlsession; then
+if wants rebound || wants rebound-loop || wants rebound-auth || wants pipeline || wants pipeline-loop || wants pipeline-ab || wants urlsession; then
     log "building transport-benchmark (release)"
     scratch_args=()
     if [[ -n $SCRATCH ]]; then scratch_args=(--scratch-path "$SCRATCH"); fi
@@ -252,9 +256,17 @@ fi
 command_for() {
     case $1 in
         c | c-options) echo "$ROOT/Benchmarks/c/curl-bench" ;;
-        rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | urlsession) echo "$SWIFT_BIN/transport-benchmark" ;;
+        rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | pipeline-ab | urlsession) echo "$SWIFT_BIN/transport-benchmark" ;;
         ahc) echo "$AHC_BIN/ahc-benchmark" ;;
     esac
+}
+
+# The machine's CPU time so far, from the first line of /proc/stat: "total steal" in ticks (user
+# through steal; guest time is already counted in user).
+cpu_ticks() {
+    if [[ -r /proc/stat ]]; then
+        awk '/^cpu / { total = 0; for (i = 2; i <= 9; i++) total += $i; print total, $9; exit }' /proc/stat
+    fi
 }
 
 # --- Rounds ---------------------------------------------------------------------------------
@@ -274,6 +286,7 @@ for ((round = 1; round <= ROUNDS; round++)); do
         for client in $CLIENTS; do
             status=0
             accepted_before=$(accepted_connections)
+            read -r ticks_before steal_before <<<"$(cpu_ticks)" || true
             # In the background and waited for, so that an interrupt stops the run at once.
             timeout "$RUN_TIMEOUT" "${CLIENT_PIN[@]}" "$(command_for "$client")" --client "$client" --workload "$workload" \
                 --url "$url" --expect-bytes "$bytes" --requests "$requests" --warmup "$warmup" \
@@ -291,11 +304,16 @@ for ((round = 1; round <= ROUNDS; round++)); do
                 log "round $round: $client $workload FAILED (exit $status)"
             fi
             accepted_after=$(accepted_connections)
+            read -r ticks_after steal_after <<<"$(cpu_ticks)" || true
+            steal=null
+            if [[ -n ${ticks_before:-} && -n ${ticks_after:-} ]] && ((ticks_after > ticks_before)); then
+                steal=$(awk -v s=$((steal_after - steal_before)) -v t=$((ticks_after - ticks_before)) 'BEGIN { printf "%.3f", s / t }')
+            fi
             connections=null
             if [[ -n $accepted_before && -n $accepted_after ]]; then
                 connections=$((accepted_after - accepted_before - 1)) # less the second query's own
             fi
-            printf '{"round":%d,"exit":%d,"connections":%s,%s\n' "$round" "$status" "$connections" "${line#\{}" |
+            printf '{"round":%d,"exit":%d,"connections":%s,"steal":%s,%s\n' "$round" "$status" "$connections" "$steal" "${line#\{}" |
                 tee -a "$RESULTS" >&2
         done
     done
@@ -340,9 +358,17 @@ def connections_text(counts):
     low, high = min(counts), max(counts)
     return f"{low}" if low == high else f"{low}–{high}"
 
+steals = [run["steal"] for run in runs if run.get("steal") is not None]
+if steals:
+    print()
+    print(f"CPU time taken by the hypervisor (steal) during the runs: median {median(steals):.0%}, "
+          f"highest {max(steals):.0%}. Above a few per cent, ratios move with it; compare within a round.")
+
+# pipeline-ab reports in its own shape (below), not in the per-client tables.
+table_clients = [client for client in clients if client != "pipeline-ab"]
 for workload in workloads:
     mine = [run for run in runs if run["workload"] == workload]
-    by_client = {client: [run for run in mine if run["client"] == client and good(run)] for client in clients}
+    by_client = {client: [run for run in mine if run["client"] == client and good(run)] for client in table_clients}
     c_by_round = {run["round"]: run for run in by_client.get("c", [])}
     c_rps = median([run["rps"] for run in c_by_round.values()])
     c_mbps = median([run["mbps"] for run in c_by_round.values()])
@@ -352,7 +378,7 @@ for workload in workloads:
     print("| client | req/s | req/s ×C | p50 µs | p99 µs | MB/s | MB/s ×C | peak RSS MiB | RSS growth MiB | CPU µs/req "
           "| connections | good runs |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for client in clients:
+    for client in table_clients:
         good_runs = by_client[client]
         all_runs = [run for run in mine if run["client"] == client]
         rps = median([run["rps"] for run in good_runs])
@@ -400,6 +426,36 @@ if pairs:
         print(f"| {workload} | " + " | ".join(cells) + " |")
     print()
     print("Median of the per-round ratios of requests per second, with their range in brackets.")
+
+# The same comparison in one process, over one transport, in interleaved slices (pipeline-ab).
+ab_runs = [run for run in runs if run["client"] == "pipeline-ab" and run.get("exit") == 0 and run.get("failures") == 0]
+if "pipeline-ab" in clients:
+    print()
+    print("## pipeline against rebound-auth, interleaved in one process (pipeline-ab)")
+    print()
+    print("| workload | pipeline / rebound-auth | rebound-auth req/s | pipeline req/s | rebound-auth CPU µs/req "
+          "| pipeline CPU µs/req | good runs |")
+    print("|---|--:|--:|--:|--:|--:|--:|")
+    for workload in workloads:
+        good_runs = [run for run in ab_runs if run["workload"] == workload]
+        all_runs = [run for run in runs if run["client"] == "pipeline-ab" and run["workload"] == workload]
+        ratios = [run["ratio"] for run in good_runs]
+        text = "–" if not ratios else f"{median(ratios):.2f}"
+        if len(ratios) > 1:
+            text += f" ({min(ratios):.2f}–{max(ratios):.2f})"
+        print("| " + " | ".join([
+            workload,
+            text,
+            fmt(median([run["bare_rps"] for run in good_runs])),
+            fmt(median([run["pipeline_rps"] for run in good_runs])),
+            fmt(median([run["bare_cpu_us"] for run in good_runs]), 1),
+            fmt(median([run["pipeline_cpu_us"] for run in good_runs]), 1),
+            f"{len(good_runs)}/{len(all_runs)}",
+        ]) + " |")
+    print()
+    print("Each run cuts the workload into 20 pairs of slices, in the order AB BA AB …, over one transport;")
+    print("its ratio is the median of the pairs' ratios of requests per second. The column gives the median")
+    print("of the runs' ratios, with their range over the rounds in brackets.")
 print()
 print("Medians over the good runs; ×C is the median over the C client's median, with the range of the")
 print("per-round ratios in brackets. MB/s counts response bodies (10^6 bytes); CPU is user + system time")

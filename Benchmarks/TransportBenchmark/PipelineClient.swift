@@ -23,8 +23,11 @@ struct PipelineClient: BenchmarkClient {
     private let api: APIDataManager
     private let endpoint: Endpoint<TransportResponse, BenchmarkCode>
 
-    init(url: URL) throws {
-        transport = CurlTransport()
+    /// - Parameters:
+    ///   - url: What to GET.
+    ///   - transport: The transport the data manager sends through; a new one by default.
+    init(url: URL, transport: CurlTransport = CurlTransport()) throws {
+        self.transport = transport
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
         let base = "\(url.scheme ?? "http")://\(components?.host ?? "")" + (components?.port.map { ":\($0)" } ?? "")
         let path = (components?.percentEncodedPath ?? "/") + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")

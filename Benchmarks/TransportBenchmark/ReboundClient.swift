@@ -14,8 +14,9 @@ struct ReboundClient: BenchmarkClient {
     ///   - url: What to GET.
     ///   - accessToken: A bearer token to send in an Authorization field, as the pipeline's auth
     ///     handler does (`rebound-auth`): the same request the pipeline sends, without the pipeline.
-    init(url: URL, accessToken: String? = nil) {
-        transport = CurlTransport()
+    ///   - transport: The transport to send through; a new one by default.
+    init(url: URL, accessToken: String? = nil, transport: CurlTransport = CurlTransport()) {
+        self.transport = transport
         var request = HTTPRequest(getting: url)
         if let accessToken { request.headerFields[.authorization] = "Bearer \(accessToken)" }
         self.request = request

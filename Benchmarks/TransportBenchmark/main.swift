@@ -21,6 +21,8 @@ enum ClientName: String, CaseIterable {
     case pipeline
     /// The same, with the benchmark's tasks on the transport's own executor.
     case pipelineLoop = "pipeline-loop"
+    /// `pipeline` against `rebound-auth` in one process, over one transport, in interleaved slices.
+    case pipelineAB = "pipeline-ab"
     /// One recovery decision, in-process (no network; `--url` and `--expect-bytes` are ignored).
     case decision
     /// Foundation's `URLSession`.
@@ -43,6 +45,12 @@ if ClientName(rawValue: options.client) == .decision {
     exit(0)
 }
 
+if ClientName(rawValue: options.client) == .pipelineAB {
+    let line = try await PipelineABBenchmark.run(options: options, startUsage: startUsage)
+    print(line)
+    exit(line.hasSuffix("\"failures\":0}") ? 0 : 1)
+}
+
 let client: any BenchmarkClient
 switch ClientName(rawValue: options.client) {
 case .rebound, .reboundLoop:
@@ -51,7 +59,7 @@ case .reboundAuth:
     client = ReboundClient(url: options.url, accessToken: PipelineClient.accessToken)
 case .pipeline, .pipelineLoop:
     client = try PipelineClient(url: options.url)
-case .decision:
+case .decision, .pipelineAB:
     fatalError("handled above")
 case .urlsession:
     client = URLSessionClient(url: options.url, concurrency: options.concurrency)
