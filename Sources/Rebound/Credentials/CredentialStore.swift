@@ -8,7 +8,12 @@
 /// Implementations must be safe to call from many tasks at once.
 public protocol CredentialStore: Sendable {
     /// The credential to send requests with, or `nil` when nobody is signed in.
-    func current() async -> Credential?
+    ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`): ``AuthRefreshHandler`` reads
+    /// it before every attempt, and a hop to the global executor on the way in and out would cost
+    /// more than reading a credential from memory. A conformance without the attribute still
+    /// satisfies the requirement, through a thunk that makes the hop.
+    nonisolated(nonsending) func current() async -> Credential?
 
     /// Makes `credential` the current one, numbered with a generation greater than any before.
     ///

@@ -13,7 +13,7 @@ public final class InMemoryCredentialStore: CredentialStore {
         if let credential { Self.store(credential, in: state) }
     }
 
-    public func current() async -> Credential? {
+    public nonisolated(nonsending) func current() async -> Credential? {
         state.withLock { $0.credential }
     }
 

@@ -204,7 +204,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
 
     /// Sets the credential's header field, replacing any the request had; with no credential in
     /// the store, leaves the request alone.
-    public func prepare(_ request: inout HTTPRequest) async throws {
+    public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
         guard let current = await store.current() else {
             // Nobody is signed in: keep no token around.
             state.withLock { $0.authorization = nil }

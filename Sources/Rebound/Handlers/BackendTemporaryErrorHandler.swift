@@ -123,14 +123,14 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
         return .retry(after: delay)
     }
 
-    public func prepare(_ request: inout HTTPRequest) async throws {
+    public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
         guard configuration.addsIdempotencyKey, !Self.idempotentMethods.contains(request.method),
             request.headerFields[Self.idempotencyKey] == nil
         else { return }
         request.headerFields[Self.idempotencyKey] = random.withLock { random in Self.uuid(using: &random) }
     }
 
-    public func attemptDidSucceed(_ request: HTTPRequest) async {
+    public nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {
         attemptDidSucceedSynchronously(request)
     }
 

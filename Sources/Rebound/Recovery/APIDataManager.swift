@@ -235,7 +235,7 @@ public final class APIDataManager: Sendable {
     /// Inlinable, like ``send(_:fileID:line:)``, so that its closures stay on the stack and no
     /// async call is added between the caller and the loop.
     @inlinable
-    func run(
+    nonisolated(nonsending) func run(
         _ call: Call,
         endpointName: @autoclosure () -> String,
         decode: (TransportResponse) throws -> Void,
@@ -251,8 +251,13 @@ public final class APIDataManager: Sendable {
 
     /// Runs a call's attempts until one succeeds (after `decode` took its response) or the call
     /// fails (after `failed` was told why, once).
+    ///
+    /// It and the other steps of a call are `nonisolated(nonsending)`: they run where ``send(_:fileID:line:)``
+    /// runs, which is not `nonsending` and so always on the global executor, never on the
+    /// caller's actor. Each `await` of a plain `async` function costs a switch to the global
+    /// executor on entry and another back on return; on the success path there were about ten.
     @usableFromInline
-    func runAttempts(
+    nonisolated(nonsending) func runAttempts(
         _ call: Call,
         span: (any Span)?,
         endpointName: @autoclosure () -> String,
@@ -454,7 +459,7 @@ public final class APIDataManager: Sendable {
     }
 
     @usableFromInline
-    static func traced<T: Tracer>(
+    nonisolated(nonsending) static func traced<T: Tracer>(
         by tracer: T,
         _ name: String,
         _ body: (any Span) async -> Void
@@ -463,7 +468,7 @@ public final class APIDataManager: Sendable {
     }
 
     /// One attempt: send, then judge and classify the answer.
-    private func send(
+    private nonisolated(nonsending) func send(
         _ request: HTTPRequest,
         body: Data?,
         options: TransportOptions,

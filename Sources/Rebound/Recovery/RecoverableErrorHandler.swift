@@ -37,20 +37,25 @@ public protocol RecoverableErrorHandler: Sendable {
 
     /// Adjusts a request before each attempt; the default leaves it unchanged.
     ///
+    /// It runs on the caller's executor (`nonisolated(nonsending)`), like ``attemptDidSucceed(_:)``:
+    /// the data manager calls both on every attempt, and a hop to the global executor on the way
+    /// in and out would cost more than the work. A conformance without the attribute still
+    /// satisfies the requirement, through a thunk that makes the hop.
+    ///
     /// - Throws: A failure that ends the request before it is sent.
-    func prepare(_ request: inout HTTPRequest) async throws
+    nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws
 
     /// Learns that an attempt succeeded; the default does nothing.
-    func attemptDidSucceed(_ request: HTTPRequest) async
+    nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async
 
     /// A name for logs, metrics and the attempt history; the default is the type's name.
     var name: String { get }
 }
 
 extension RecoverableErrorHandler {
-    public func prepare(_ request: inout HTTPRequest) async throws {}
+    public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {}
 
-    public func attemptDidSucceed(_ request: HTTPRequest) async {}
+    public nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {}
 
     public var name: String { String(describing: Self.self) }
 }

@@ -354,4 +354,48 @@ import Tracing
         #expect(span.events.map(\.name) == ["attempt", "attempt"])
         #expect(span.events.first?.attributes["rebound.chain"]?.toSpanAttribute() == "HT502")
     }
+
+    // MARK: - Isolation
+
+    @Test func theHandlersRunOffTheCallersActorWhileTheirHooksRunOnThePipelinesExecutor() async throws {
+        let probe = IsolationProbe()
+        let api = try makeManager(
+            ScriptedTransport([.status(.badGateway), .tasks]), handlers: [probe, temporaryHandler()])
+        let caller = CallingActor()
+        try await caller.send(SampleEndpoints.listTasks, through: api)
+        // `prepare` and `attemptDidSucceed` are `nonisolated(nonsending)`: they run wherever the
+        // pipeline runs. The pipeline itself must not run on the caller's actor (decoding and
+        // bookkeeping would then block it), so they see no actor at all.
+        #expect(probe.isolations == ["prepare: none", "prepare: none", "attemptDidSucceed: none"])
+    }
+}
+
+/// Calls the data manager from an actor, as an app's view model would.
+private actor CallingActor {
+    func send(_ endpoint: Endpoint<[TaskItem], APIErrorCode>, through api: APIDataManager) async throws {
+        _ = try await api.send(endpoint)
+    }
+}
+
+/// Records which actor, if any, each hook ran on.
+private final class IsolationProbe: RecoverableErrorHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+
+    var isolations: [String] { lock.withLock { recorded } }
+
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
+
+    nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
+        record("prepare", #isolation)
+    }
+
+    nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {
+        record("attemptDidSucceed", #isolation)
+    }
+
+    private func record(_ hook: String, _ isolation: (any Actor)?) {
+        let name = isolation.map { String(describing: type(of: $0)) } ?? "none"
+        lock.withLock { recorded.append("\(hook): \(name)") }
+    }
 }
