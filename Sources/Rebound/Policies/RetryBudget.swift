@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A token bucket, shared by all requests of one client, that stops retries when most attempts fail.
 ///
 /// Per-request retry limits don't protect a server that is down: every request still retries as
@@ -14,7 +16,7 @@
 ///   it says nothing about whether the server can take more load.
 /// - A retry is allowed only while more than half the bucket is left: `tokens > maxTokens / 2`.
 ///
-/// ``recordFailure()`` withdraws the token *and* answers whether to retry, in one locked step.
+/// ``recordFailure()`` withdraws the token *and* answers whether to retry, in one atomic step.
 /// There is deliberately no separate "may I retry?" call: two requests failing at once could
 /// otherwise both see the bucket above the threshold and both retry, and a caller could ask
 /// without paying or pay without asking.
@@ -46,8 +48,10 @@
 /// never add more than about 10 % to a client's load.
 ///
 /// Tokens are counted in thousandths, as gRPC does (its ratio has at most three decimal places),
-/// so refunds of 0.1 add up exactly, without the drift of binary fractions. The type is thread-safe;
-/// share one instance between all requests to the same service.
+/// so refunds of 0.1 add up exactly, without the drift of binary fractions. The type is thread-safe
+/// and takes no lock: the count is one atomic integer, and a success while the bucket is full (the
+/// common case) only reads it, so requests on many threads do not contend for it. Share one
+/// instance between all requests to the same service.
 public final class RetryBudget: Sendable {
     /// The capacity of the bucket, and its initial content.
     ///
@@ -62,7 +66,7 @@ public final class RetryBudget: Sendable {
 
     private let maxMilliTokens: Int
     private let refundMilliTokens: Int
-    private let milliTokens: Locked<Int>
+    private let milliTokens: Atomic<Int>
 
     private static let milli = 1_000
 
@@ -76,21 +80,19 @@ public final class RetryBudget: Sendable {
         refundMilliTokens = Self.milliTokens(tokenRatio, in: 0.001...1_000, ifNaN: 0.001)
         self.maxTokens = Double(maxMilliTokens) / Double(Self.milli)
         self.tokenRatio = Double(refundMilliTokens) / Double(Self.milli)
-        milliTokens = Locked(maxMilliTokens)
+        milliTokens = Atomic(maxMilliTokens)
     }
 
     /// The tokens in the bucket now, in `0...maxTokens`.
     public var tokens: Double {
-        Double(milliTokens.withLock { $0 }) / Double(Self.milli)
+        Double(milliTokens.load(ordering: .relaxed)) / Double(Self.milli)
     }
 
     /// Records a successful attempt, refunding ``tokenRatio`` of a token.
     ///
     /// Call it once for every attempt that succeeded, first attempts and retries alike.
     public func recordSuccess() {
-        milliTokens.withLock { tokens in
-            tokens = min(maxMilliTokens, tokens + refundMilliTokens)
-        }
+        _ = update { min(maxMilliTokens, $0 + refundMilliTokens) }
     }
 
     /// Records an attempt that failed in a retryable way, withdrawing a token, and says whether
@@ -103,9 +105,23 @@ public final class RetryBudget: Sendable {
     /// - Returns: Whether more than half the bucket is left after the withdrawal.
     @discardableResult
     public func recordFailure() -> Bool {
-        milliTokens.withLock { tokens in
-            tokens = max(0, tokens - Self.milli)
-            return tokens * 2 > maxMilliTokens
+        let tokens = update { max(0, $0 - Self.milli) }
+        return tokens * 2 > maxMilliTokens
+    }
+
+    /// Replaces the count with `change(count)` in one atomic step, and returns the new count.
+    ///
+    /// A change that leaves the count as it is (a refund to a full bucket, a withdrawal from an
+    /// empty one) writes nothing.
+    private func update(_ change: (Int) -> Int) -> Int {
+        var current = milliTokens.load(ordering: .relaxed)
+        while true {
+            let new = change(current)
+            if new == current { return current }
+            let (exchanged, original) = milliTokens.compareExchange(
+                expected: current, desired: new, ordering: .relaxed)
+            if exchanged { return new }
+            current = original
         }
     }
 

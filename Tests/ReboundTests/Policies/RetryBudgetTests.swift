@@ -101,4 +101,22 @@ import Testing
         // every withdrawal and refund of one token must have landed: a lost update shows here.
         #expect(budget.tokens == 500)
     }
+
+    @Test func manyThreadsWithdrawingAndRefundingAtOnceLoseNoUpdate() async {
+        let budget = RetryBudget(maxTokens: 1_000, tokenRatio: 1)
+        for _ in 0..<500 { budget.recordFailure() }
+        // Each task owes at most one token at any moment, so the count stays within 300...500 and
+        // never reaches a bound: 200,000 updates racing for one counter must all land.
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    for _ in 0..<500 {
+                        budget.recordFailure()
+                        budget.recordSuccess()
+                    }
+                }
+            }
+        }
+        #expect(budget.tokens == 500)
+    }
 }
