@@ -55,11 +55,12 @@ struct RecordingHandler: RecoverableErrorHandler {
         return decision
     }
 
-    func prepare(_ request: inout HTTPRequest) async throws {
+    // Forwarded as the requirements are declared, so that wrapping a handler adds no executor hop.
+    nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
         try await inner.prepare(&request)
     }
 
-    func attemptDidSucceed(_ request: HTTPRequest) async {
+    nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {
         await inner.attemptDidSucceed(request)
     }
 
