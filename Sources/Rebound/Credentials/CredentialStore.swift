@@ -9,11 +9,11 @@
 public protocol CredentialStore: Sendable {
     /// The credential to send requests with, or `nil` when nobody is signed in.
     ///
-    /// It runs on the caller's executor (`nonisolated(nonsending)`): ``AuthRefreshHandler`` reads
-    /// it before every attempt, and a hop to the global executor on the way in and out would cost
-    /// more than reading a credential from memory. A conformance without the attribute still
-    /// satisfies the requirement, through a thunk that makes the hop.
-    nonisolated(nonsending) func current() async -> Credential?
+    /// Like any nonisolated `async` function it runs off the caller's actor, so a store may read
+    /// the keychain or a file here without blocking an app's main actor. ``AuthRefreshHandler``
+    /// reads it before every attempt; ``InMemoryCredentialStore`` is read there without an
+    /// asynchronous call at all.
+    func current() async -> Credential?
 
     /// Makes `credential` the current one, numbered with a generation greater than any before.
     ///

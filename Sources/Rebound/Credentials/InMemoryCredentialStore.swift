@@ -13,8 +13,8 @@ public final class InMemoryCredentialStore: CredentialStore {
         if let credential { Self.store(credential, in: state) }
     }
 
-    public nonisolated(nonsending) func current() async -> Credential? {
-        state.withLock { $0.credential }
+    public func current() async -> Credential? {
+        currentSynchronously()
     }
 
     @discardableResult
@@ -36,4 +36,19 @@ public final class InMemoryCredentialStore: CredentialStore {
             return stored
         }
     }
+}
+
+extension InMemoryCredentialStore: SynchronousCredentialStore {
+    func currentSynchronously() -> Credential? {
+        state.withLock { $0.credential }
+    }
+}
+
+/// A store that can answer ``CredentialStore/current()`` without suspending.
+///
+/// ``AuthRefreshHandler`` reads the credential before every attempt; through the protocol's
+/// `async` requirement that is a hop to the global executor and back each time, which costs more
+/// than reading a credential kept in memory. It asks stores of this kind directly instead.
+protocol SynchronousCredentialStore: CredentialStore {
+    func currentSynchronously() -> Credential?
 }

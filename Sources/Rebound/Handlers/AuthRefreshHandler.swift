@@ -100,6 +100,8 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     public let store: any CredentialStore
     /// Gets a new credential.
     public let refresher: any CredentialRefresher
+    /// The store, when it can be read without suspending (``InMemoryCredentialStore``).
+    private let synchronousStore: (any SynchronousCredentialStore)?
 
     /// How one refresh (or the decision not to make one) ended, shared by all its waiters.
     private enum Outcome: Sendable {
@@ -176,6 +178,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.store = store
+        self.synchronousStore = store as? any SynchronousCredentialStore
         self.refresher = refresher
         self.configuration = configuration
         self.clock = PipelineClock(clock)
@@ -205,7 +208,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// Sets the credential's header field, replacing any the request had; with no credential in
     /// the store, leaves the request alone.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
-        guard let current = await store.current() else {
+        guard let current = await currentCredential() else {
             // Nobody is signed in: keep no token around.
             state.withLock { $0.authorization = nil }
             return
@@ -224,7 +227,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
 
     public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
         guard isAuthenticationFailure(failure) else { return .cannotHandle }
-        let current = await store.current()
+        let current = await currentCredential()
         forgetFailedRefresh(unlessOf: current)
         if let current, failure.request.headerFields[configuration.headerName] != headerValue(for: current) {
             // A newer credential arrived (another request's refresh, a sign-in) after this request left.
@@ -285,6 +288,12 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         flights.waiterCount(for: generation)
     }
 
+    /// The store's credential, read without an asynchronous call when the store allows it.
+    private nonisolated(nonsending) func currentCredential() async -> Credential? {
+        if let synchronousStore { return synchronousStore.currentSynchronously() }
+        return await store.current()
+    }
+
     // MARK: - The refresh
 
     /// The body of a flight: refreshes the credential of `generation` unless it is no longer the
@@ -293,7 +302,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// It looks at the store again, because a caller may have read it just before the previous
     /// flight replaced the credential: that caller must retry, not refresh a second time.
     private func refreshIfStillCurrent(_ generation: Int?) async -> Outcome {
-        let current = await store.current()
+        let current = await currentCredential()
         guard current?.generation == generation else { return .superseded }
         let now = clock.now()
         let refusal = state.withLock { state -> Outcome? in

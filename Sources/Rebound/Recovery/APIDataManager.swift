@@ -138,6 +138,9 @@ public final class APIDataManager: Sendable {
 
     /// Sends an API call, recovering from what the handlers can, and returns its decoded result.
     ///
+    /// It is `@concurrent`: called from an actor (an app's main actor, say), the call leaves it,
+    /// so decoding and the handlers' bookkeeping never block it.
+    ///
     /// - Parameters:
     ///   - endpoint: The call.
     ///   - fileID: Where the call is made; leave the default. The caller's error records it.
@@ -147,6 +150,7 @@ public final class APIDataManager: Sendable {
     ///   the ``AttemptHistory``. The cause is the last attempt's failure, or a ``RecoveryError``
     ///   (retries exhausted, deadline exceeded, cancelled, or a handler's own failure) over it.
     @inlinable
+    @concurrent
     public func send<Response, Code>(
         _ endpoint: Endpoint<Response, Code>,
         fileID: String = #fileID,
@@ -253,8 +257,8 @@ public final class APIDataManager: Sendable {
     /// fails (after `failed` was told why, once).
     ///
     /// It and the other steps of a call are `nonisolated(nonsending)`: they run where ``send(_:fileID:line:)``
-    /// runs, which is not `nonsending` and so always on the global executor, never on the
-    /// caller's actor. Each `await` of a plain `async` function costs a switch to the global
+    /// runs, which is `@concurrent` and so always on the global executor, never on the caller's
+    /// actor. Each `await` of a plain `async` function costs a switch to the global
     /// executor on entry and another back on return; on the success path there were about ten.
     @usableFromInline
     nonisolated(nonsending) func runAttempts(

@@ -39,8 +39,12 @@ public protocol RecoverableErrorHandler: Sendable {
     ///
     /// It runs on the caller's executor (`nonisolated(nonsending)`), like ``attemptDidSucceed(_:)``:
     /// the data manager calls both on every attempt, and a hop to the global executor on the way
-    /// in and out would cost more than the work. A conformance without the attribute still
-    /// satisfies the requirement, through a thunk that makes the hop.
+    /// in and out would cost more than the work. The caller is ``APIDataManager``, which never
+    /// runs on its own caller's actor, so both run on the global executor (or on the task's
+    /// preferred executor, such as the transport's loop under `withTaskExecutorPreference`).
+    /// Swift gives a plain `async` witness declared with the conformance the requirement's
+    /// `nonisolated(nonsending)`; mark a hook `@concurrent` to make it hop to the global executor,
+    /// which only one that blocks needs.
     ///
     /// - Throws: A failure that ends the request before it is sent.
     nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws

@@ -551,6 +551,18 @@ import Testing
             response: TransportResponse(head: head), attempt: history.count + 1, timeLeft: .seconds(30),
             history: history)
     }
+
+    @Test func anAppsOwnStoreIsReadOffTheCallersActor() async throws {
+        // A store may read the keychain or a file: asked from an actor, directly or by the handler
+        // preparing a request, it must not run on that actor and block it.
+        let store = QueueRecordingStore()
+        let handler = AuthRefreshHandler(store: store) { _ in Credential(accessToken: "fresh") }
+        let caller = QueueActor()
+        let (callerOnItsQueue, request) = try await caller.ask(store, then: handler)
+        try #require(callerOnItsQueue)
+        #expect(request.headerFields[.authorization] == "Bearer stored")
+        #expect(store.readsOnTheCallersQueue == [false, false])
+    }
 }
 
 // MARK: - Doubles
@@ -662,5 +674,56 @@ private final class PausingStore: CredentialStore {
 
     func clear() async {
         await store.clear()
+    }
+}
+
+/// A store that records whether each read ran on ``QueueActor``'s queue.
+private final class QueueRecordingStore: CredentialStore {
+    private let reads = Locked<[Bool]>([])
+
+    var readsOnTheCallersQueue: [Bool] { reads.withLock { $0 } }
+
+    func current() async -> Credential? {
+        let onQueue = QueueExecutor.isCurrent
+        reads.withLock { $0.append(onQueue) }
+        return Credential(accessToken: "stored")
+    }
+
+    func replace(with credential: Credential) async -> Credential { credential }
+
+    func clear() async {}
+}
+
+/// Runs an actor's jobs on a dispatch queue that can tell whether it is the current one.
+private final class QueueExecutor: SerialExecutor {
+    private static let key = DispatchSpecificKey<Bool>()
+    private let queue = DispatchQueue(label: "rebound.tests.caller")
+
+    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+
+    init() {
+        queue.setSpecific(key: Self.key, value: true)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+}
+
+/// An app's actor (a view model, say) that asks the store and the handler.
+private actor QueueActor {
+    private let executor = QueueExecutor()
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// Whether this actor itself ran on its queue, and the request the handler prepared.
+    func ask(_ store: any CredentialStore, then handler: AuthRefreshHandler) async throws -> (Bool, HTTPRequest) {
+        let onQueue = QueueExecutor.isCurrent
+        _ = await store.current()
+        var request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/v1/me")
+        try await handler.prepare(&request)
+        return (onQueue, request)
     }
 }
