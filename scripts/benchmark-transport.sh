@@ -265,7 +265,12 @@ command_for() {
 # through steal; guest time is already counted in user).
 cpu_ticks() {
     if [[ -r /proc/stat ]]; then
-        awk '/^cpu / { total = 0; for (i = 2; i <= 9; i++) total += $i; print total, $9; exit }' /proc/stat
+        # Summed by the shell: mawk prints sums of 2^31 ticks or more (a few days of a large
+        # VM's uptime) in exponent form, which the shell's arithmetic cannot read.
+        local label user nice system idle iowait irq softirq steal rest
+        read -r label user nice system idle iowait irq softirq steal rest </proc/stat
+        [[ $label == cpu ]] || return 0
+        echo "$((user + nice + system + idle + iowait + irq + softirq + steal)) $steal"
     fi
 }
 
