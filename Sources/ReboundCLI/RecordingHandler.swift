@@ -55,7 +55,8 @@ struct RecordingHandler: RecoverableErrorHandler {
         return decision
     }
 
-    // Forwarded as the requirements are declared, so that wrapping a handler adds no executor hop.
+    // Declared as the requirements are (Swift would infer it for these witnesses), so that it
+    // reads plainly that wrapping a handler adds no executor hop.
     nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
         try await inner.prepare(&request)
     }

@@ -17,6 +17,12 @@ public final class InMemoryCredentialStore: CredentialStore {
         currentSynchronously()
     }
 
+    /// The credential, read without suspending: ``AuthRefreshHandler`` reads it before every
+    /// attempt, and through the `async` requirement that is a hop to the global executor and back.
+    func currentSynchronously() -> Credential? {
+        state.withLock { $0.credential }
+    }
+
     @discardableResult
     public func replace(with credential: Credential) async -> Credential {
         Self.store(credential, in: state)
@@ -36,19 +42,4 @@ public final class InMemoryCredentialStore: CredentialStore {
             return stored
         }
     }
-}
-
-extension InMemoryCredentialStore: SynchronousCredentialStore {
-    func currentSynchronously() -> Credential? {
-        state.withLock { $0.credential }
-    }
-}
-
-/// A store that can answer ``CredentialStore/current()`` without suspending.
-///
-/// ``AuthRefreshHandler`` reads the credential before every attempt; through the protocol's
-/// `async` requirement that is a hop to the global executor and back each time, which costs more
-/// than reading a credential kept in memory. It asks stores of this kind directly instead.
-protocol SynchronousCredentialStore: CredentialStore {
-    func currentSynchronously() -> Credential?
 }

@@ -100,8 +100,8 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     public let store: any CredentialStore
     /// Gets a new credential.
     public let refresher: any CredentialRefresher
-    /// The store, when it can be read without suspending (``InMemoryCredentialStore``).
-    private let synchronousStore: (any SynchronousCredentialStore)?
+    /// The store, when it is an ``InMemoryCredentialStore``, which can be read without suspending.
+    private let inMemoryStore: InMemoryCredentialStore?
 
     /// How one refresh (or the decision not to make one) ended, shared by all its waiters.
     private enum Outcome: Sendable {
@@ -178,7 +178,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         clock: any Clock<Duration> = ContinuousClock()
     ) {
         self.store = store
-        self.synchronousStore = store as? any SynchronousCredentialStore
+        self.inMemoryStore = store as? InMemoryCredentialStore
         self.refresher = refresher
         self.configuration = configuration
         self.clock = PipelineClock(clock)
@@ -290,7 +290,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
 
     /// The store's credential, read without an asynchronous call when the store allows it.
     private nonisolated(nonsending) func currentCredential() async -> Credential? {
-        if let synchronousStore { return synchronousStore.currentSynchronously() }
+        if let inMemoryStore { return inMemoryStore.currentSynchronously() }
         return await store.current()
     }
 
