@@ -208,7 +208,12 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// Sets the credential's header field, replacing any the request had; with no credential in
     /// the store, leaves the request alone.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
-        guard let current = await currentCredential() else {
+        authorize(&request, with: await currentCredential())
+    }
+
+    /// Sets the header field of `credential`, or leaves the request alone without one.
+    private func authorize(_ request: inout HTTPRequest, with current: Credential?) {
+        guard let current else {
             // Nobody is signed in: keep no token around.
             state.withLock { $0.authorization = nil }
             return
@@ -377,4 +382,10 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
 extension AuthRefreshHandler: HandlerHookUsage {
     var usesPrepare: Bool { true }
     var usesAttemptDidSucceed: Bool { false }
+    /// An in-memory store is read without suspending; any other store is asked asynchronously.
+    var preparesSynchronously: Bool { inMemoryStore != nil }
+
+    func prepareSynchronously(_ request: inout HTTPRequest) {
+        authorize(&request, with: inMemoryStore?.currentSynchronously())
+    }
 }

@@ -124,10 +124,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     }
 
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
-        guard configuration.addsIdempotencyKey, !Self.idempotentMethods.contains(request.method),
-            request.headerFields[Self.idempotencyKey] == nil
-        else { return }
-        request.headerFields[Self.idempotencyKey] = random.withLock { random in Self.uuid(using: &random) }
+        prepareSynchronously(&request)
     }
 
     public nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {
@@ -166,6 +163,15 @@ extension BackendTemporaryErrorHandler: HandlerHookUsage {
     /// `prepare` only adds idempotency keys, and the configuration cannot change.
     var usesPrepare: Bool { configuration.addsIdempotencyKey }
     var usesAttemptDidSucceed: Bool { true }
+    var preparesSynchronously: Bool { true }
+
+    /// Adds an idempotency key to a request whose method is not idempotent and that has none.
+    func prepareSynchronously(_ request: inout HTTPRequest) {
+        guard configuration.addsIdempotencyKey, !Self.idempotentMethods.contains(request.method),
+            request.headerFields[Self.idempotencyKey] == nil
+        else { return }
+        request.headerFields[Self.idempotencyKey] = random.withLock { random in Self.uuid(using: &random) }
+    }
 
     /// Refills the retry budget.
     func attemptDidSucceedSynchronously(_ request: HTTPRequest) {

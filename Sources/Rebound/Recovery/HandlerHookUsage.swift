@@ -11,6 +11,13 @@ protocol HandlerHookUsage: RecoverableErrorHandler {
     /// Whether ``RecoverableErrorHandler/prepare(_:)`` may change a request; `false` only when
     /// it never does.
     var usesPrepare: Bool { get }
+    /// Whether ``RecoverableErrorHandler/prepare(_:)`` never suspends; the pipeline then calls
+    /// ``prepareSynchronously(_:)`` instead. A handler may answer from its current setup (the
+    /// auth handler does when its store is an ``InMemoryCredentialStore``).
+    var preparesSynchronously: Bool { get }
+    /// Does what ``RecoverableErrorHandler/prepare(_:)`` does, without suspending; called only
+    /// when ``preparesSynchronously`` is `true`.
+    func prepareSynchronously(_ request: inout HTTPRequest) throws
     /// Whether ``RecoverableErrorHandler/attemptDidSucceed(_:)`` does anything; `false` only when
     /// it does nothing.
     var usesAttemptDidSucceed: Bool { get }
@@ -20,5 +27,7 @@ protocol HandlerHookUsage: RecoverableErrorHandler {
 }
 
 extension HandlerHookUsage {
+    var preparesSynchronously: Bool { false }
+    func prepareSynchronously(_ request: inout HTTPRequest) throws {}
     func attemptDidSucceedSynchronously(_ request: HTTPRequest) {}
 }

@@ -175,6 +175,35 @@ import Tracing
         #expect(transport.requests.map(\.options.timeout) == [.seconds(5), .seconds(2)])
     }
 
+    @Test func timeSpentPreparingShortensTheFirstAttemptsTimeout() async throws {
+        let clock = TestClock()
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(
+            transport,
+            handlers: [
+                SlowPreparingHandler(clock: clock, takes: .seconds(4)), temporaryHandler(addsIdempotencyKey: true),
+            ],
+            limits: RequestLimits(deadline: .seconds(6), attemptTimeout: .seconds(5)),
+            clock: clock
+        )
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(transport.requests.map(\.options.timeout) == [.seconds(2)])
+    }
+
+    @Test func aPrepareThatOutlastsTheDeadlineEndsTheCallBeforeItsFirstAttempt() async throws {
+        let clock = TestClock()
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(
+            transport,
+            handlers: [SlowPreparingHandler(clock: clock, takes: .seconds(7))],
+            limits: RequestLimits(deadline: .seconds(6)),
+            clock: clock
+        )
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE2")
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func aNonIdempotentRequestIsRetriedOnlyWithAnIdempotencyKey() async throws {
         let plain = ScriptedTransport([.status(.serviceUnavailable), .tasks])
         let plainAPI = try makeManager(plain, handlers: [temporaryHandler()])

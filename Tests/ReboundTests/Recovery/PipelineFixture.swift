@@ -67,6 +67,18 @@ func temporaryHandler(
     )
 }
 
+/// A handler whose `prepare` takes time on the test clock, as one that reads a keychain might.
+struct SlowPreparingHandler: RecoverableErrorHandler {
+    let clock: TestClock
+    let takes: Duration
+
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
+
+    func prepare(_ request: inout HTTPRequest) async throws {
+        clock.advance(by: takes)
+    }
+}
+
 /// A handler that records being asked and answers as told.
 final class ProbeHandler: RecoverableErrorHandler, @unchecked Sendable {
     let name: String
