@@ -14,8 +14,8 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// Requests sent for the current transfer: the first, one per redirect libcurl followed, and
     /// one per time libcurl sent the request again on a new connection, because the kept-alive
     /// one it used died before any answer or a GOAWAY refused its HTTP/2 stream. Counted on the
-    /// loop thread by the pre-request callback.
-    var requestsSent = 0
+    /// loop thread by the pre-request callback (only there, hence no dynamic exclusivity check).
+    @exclusivity(unchecked) var requestsSent = 0
     /// The TLS session cache this handle uses, kept alive as long as the handle is.
     private let share: CurlShare?
 
@@ -129,6 +129,6 @@ final class CurlEasyHandle: @unchecked Sendable {
 
 /// libcurl's pre-request callback, called each time a request is about to go out on a connection.
 private let countRequest: curl_prereq_callback = { handle, _, _, _, _ in
-    Unmanaged<CurlEasyHandle>.fromOpaque(handle!).takeUnretainedValue().requestsSent += 1
+    Unmanaged<CurlEasyHandle>.fromOpaque(handle!)._withUnsafeGuaranteedRef { $0.requestsSent += 1 }
     return CURL_PREREQFUNC_OK
 }

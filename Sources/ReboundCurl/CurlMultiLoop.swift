@@ -47,11 +47,12 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let maxIdleHandles: Int
     private let thread = Locked<pthread_t?>(nil)
 
-    // Loop-thread state.
-    private var active: [ObjectIdentifier: CurlTransfer] = [:]
-    private var nextStallCheck: UInt64 = 0
+    // Loop-thread state: only the loop thread touches it, so it needs no dynamic exclusivity
+    // check (see CurlTransfer's state).
+    @exclusivity(unchecked) private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    @exclusivity(unchecked) private var nextStallCheck: UInt64 = 0
     /// Callers to resume at the end of this turn.
-    private var finished = ResumeBatch()
+    @exclusivity(unchecked) private var finished = ResumeBatch()
 
     /// The CA file every easy handle trusts, if not the system's.
     private let certificateAuthorityFile: String?

@@ -52,15 +52,21 @@ final class CurlTransfer: @unchecked Sendable {
     private let handedBack = Atomic<Bool>(false)
 
     // Loop-thread state while the transfer runs; the caller reads the first three after completion.
-    var rawHeaders: [UInt8] = []
-    var body = Data()
-    var bodyLimitExceeded = false
+    //
+    // `@exclusivity(unchecked)`: one thread at a time owns this state (the loop while the transfer
+    // runs, then the caller, through the hand-back above), and no access overlaps another, so the
+    // dynamic exclusivity check Swift makes on every access to a class's `var` only costs: about
+    // 100 instructions each, a thread-local lookup included, and libcurl's header callback makes
+    // two per header line (docs/performance.md). The thread sanitizer still checks the hand-offs.
+    @exclusivity(unchecked) var rawHeaders: [UInt8] = []
+    @exclusivity(unchecked) var body = Data()
+    @exclusivity(unchecked) var bodyLimitExceeded = false
     /// The Content-Length of the response being received, to allocate its body once.
-    var announcedLength = 0
-    var isActive = false
-    var bytesReceived = 0
-    var lastProgressBytes = -1
-    var lastProgressTime: UInt64 = 0
+    @exclusivity(unchecked) var announcedLength = 0
+    @exclusivity(unchecked) var isActive = false
+    @exclusivity(unchecked) var bytesReceived = 0
+    @exclusivity(unchecked) var lastProgressBytes = -1
+    @exclusivity(unchecked) var lastProgressTime: UInt64 = 0
 
     /// Prepares a transfer for `request` on `easy`, which must not be in use elsewhere.
     init(
@@ -366,18 +372,22 @@ private var emptyBody: UnsafeRawPointer { UnsafeRawPointer(("" as StaticString).
 
 /// libcurl's body callback: appends to the transfer's buffer, or refuses past the size limit.
 private let curlWriteBody: curl_write_callback = { pointer, size, count, userData in
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData!).takeUnretainedValue()
     let length = size * count
     guard length > 0, let pointer else { return 0 }
-    // Returning less than `length` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
-    return transfer.receiveBody(UnsafeRawBufferPointer(start: pointer, count: length)) ? length : 0
+    // Returning less than `length` makes libcurl abort the transfer with CURLE_WRITE_ERROR. The
+    // transfer is alive while libcurl runs it (the loop holds it), so it is used without a retain.
+    let accepted = Unmanaged<CurlTransfer>.fromOpaque(userData!)._withUnsafeGuaranteedRef {
+        $0.receiveBody(UnsafeRawBufferPointer(start: pointer, count: length))
+    }
+    return accepted ? length : 0
 }
 
 /// libcurl's header callback: one whole header line per call.
 private let curlWriteHeader: curl_write_callback = { pointer, size, count, userData in
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData!).takeUnretainedValue()
     let length = size * count
     guard length > 0, let pointer else { return length }
-    transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+    Unmanaged<CurlTransfer>.fromOpaque(userData!)._withUnsafeGuaranteedRef {
+        $0.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+    }
     return length
 }

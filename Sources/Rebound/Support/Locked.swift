@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-    import Glibc
+    package import Glibc
 #elseif canImport(Musl)
-    import Musl
+    package import Musl
 #elseif canImport(Darwin)
-    import Darwin
+    package import Darwin
 #endif
 
 /// A value guarded by a lock, for Rebound's own modules.
@@ -17,8 +17,8 @@
 /// thread-local lookup included), which the lock makes redundant; and `NSLock` adds a dynamic
 /// call and checks of its own around the same mutex. Both are on the path of every API call.
 package final class Locked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let value: UnsafeMutablePointer<Value>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let value: UnsafeMutablePointer<Value>
 
     package init(_ value: Value) {
         mutex = .allocate(capacity: 1)
@@ -36,7 +36,10 @@ package final class Locked<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    @inline(__always)
+    ///
+    /// Inlinable, so that the transport's module, which takes locks on every request, gets it
+    /// specialized and inlined rather than as a generic call with a closure.
+    @inlinable @inline(__always)
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
