@@ -66,23 +66,27 @@ enum ExecutableRunner {
     /// Runs the product `name` with `arguments` and returns what it printed and how it ended.
     ///
     /// The child inherits the environment without proxy settings (libcurl would send loopback
-    /// requests to a proxy), and reads `input` or, without it, an empty stdin.
+    /// requests to a proxy) plus `environment`, and reads `input` or, without it, an empty stdin.
     ///
     /// - Parameters:
     ///   - name: The product, such as `"rebound"`.
     ///   - arguments: Its arguments.
+    ///   - environment: Variables to set in the child, over the inherited ones.
     ///   - input: What the child reads on stdin.
     ///   - timeLimit: How long the child may run before it is killed.
     static func run(
         _ name: String,
         _ arguments: [String],
+        environment: [String: String] = [:],
         input: Data? = nil,
         timeLimit: Duration = .seconds(60)
     ) async throws -> Result {
         let process = Process()
         process.executableURL = try executable(name)
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
+        process.environment = ProcessInfo.processInfo.environment
+            .filter { !$0.key.lowercased().hasSuffix("_proxy") }
+            .merging(environment) { _, given in given }
         let stdout = Pipe()
         let stderr = Pipe()
         let stdin = Pipe()

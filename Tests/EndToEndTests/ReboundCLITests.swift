@@ -26,6 +26,21 @@ struct ReboundCLITests {
         }
     }
 
+    /// The transport tells libcurl there is no proxy only when the environment names none; with
+    /// one, requests go through it. The host cannot be resolved, so only the proxy can answer.
+    @Test(arguments: ["http_proxy", "all_proxy", "ALL_PROXY"])
+    func fetchGoesThroughTheProxyTheEnvironmentNames(_ variable: String) async throws {
+        try await withServer([Self.replies("/via-proxy", [.text("proxied")])]) { proxy in
+            let result = try await Self.rebound(
+                ["fetch", "http://rebound-proxy-check.invalid/via-proxy"],
+                environment: [variable: proxy.url("")]
+            )
+            #expect(result.status == 0, "stderr:\n\(result.stderrText)")
+            #expect(result.stdoutText == "proxied")
+            #expect(proxy.requests(to: "/via-proxy") == 1)
+        }
+    }
+
     @Test func fetchJSONIsOneObjectWithExactlyTheDocumentedKeysTypesAndNulls() async throws {
         try await withServer([Self.replies("/flaky", [.respond(status: 503), .respond(status: 503), .text("hello")])]) {
             server in
@@ -374,8 +389,11 @@ struct ReboundCLITests {
     static let reportKeys: Set<String> = ["url", "ok", "status", "attempts", "error", "bodyBytes", "elapsedSeconds"]
     static let attemptKeys: Set<String> = ["number", "status", "error", "delayBeforeSeconds"]
 
-    static func rebound(_ arguments: [String]) async throws -> ExecutableRunner.Result {
-        let result = try await ExecutableRunner.run("rebound", arguments, timeLimit: .seconds(60))
+    static func rebound(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> ExecutableRunner.Result {
+        let result = try await ExecutableRunner.run(
+            "rebound", arguments, environment: environment, timeLimit: .seconds(60))
         #expect(!result.timedOut, "rebound \(arguments.joined(separator: " ")) did not finish in time")
         return result
     }
