@@ -17,6 +17,10 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// one it used died before any answer or a GOAWAY refused its HTTP/2 stream. Counted on the
     /// loop thread by the pre-request callback (only there, hence no dynamic exclusivity check).
     @exclusivity(unchecked) var requestsSent = 0
+    /// The transfer options last set on this handle, which libcurl keeps from one transfer to the
+    /// next: a transfer sets only those that differ (`nil`: set them all). Owned, like the handle,
+    /// by one thread at a time.
+    @exclusivity(unchecked) var settings: TransferSettings?
     /// The TLS session cache this handle uses, kept alive as long as the handle is.
     private let share: CurlShare?
 

@@ -79,7 +79,9 @@ final class CurlTransfer: @unchecked Sendable {
         self.options = options
         self.easy = easy
         self.usesTLS = usesTLS
-        self.stallTimeoutNanoseconds = options.stallTimeout.clampedNanoseconds
+        self.stallTimeoutNanoseconds =
+            easy.settings?.stallTimeout == options.stallTimeout
+            ? easy.settings!.stallTimeoutNanoseconds : options.stallTimeout.clampedNanoseconds
         if let body {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
             body.copyBytes(to: buffer.bindMemory(to: UInt8.self), count: body.count)
@@ -141,59 +143,89 @@ final class CurlTransfer: @unchecked Sendable {
         func check(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
 
         // Options every transfer sets the same way were set once, when the handle was made
-        // (CurlEasyHandle.init); the rest are set here, every one of them, so that nothing of the
-        // handle's previous transfer carries over.
-        check(easy.set(CURLOPT_URL, url))
-        // Never follow a redirect from https down to http: credentials would travel in clear text.
-        check(easy.set(CURLOPT_REDIR_PROTOCOLS_STR, usesTLS ? "https" : "http,https"))
-        check(easy.set(CURLOPT_PRIVATE, pointer: me))
-        check(easy.set(CURLOPT_WRITEDATA, pointer: me))
-        check(easy.set(CURLOPT_HEADERDATA, pointer: me))
-        check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeout.curlMilliseconds))
-        check(easy.set(CURLOPT_TIMEOUT_MS, options.timeout.curlMilliseconds))
-        // Refuses early when Content-Length already says too much; the write callback guards the rest.
-        // (Not for HEAD, whose Content-Length describes a body that never comes.)
-        check(
-            easy.set(
-                CURLOPT_MAXFILESIZE_LARGE,
-                offset: method == .head ? 0 : Int64(Swift.max(0, options.maxResponseBodySize))))
+        // (CurlEasyHandle.init). libcurl keeps the others from one transfer to the next, so those
+        // that are the same as the handle's previous transfer's are not set again: each setting
+        // costs libcurl a few hundred instructions, and a string one a copy (docs/performance.md).
+        let follows: Bool
+        let maxRedirects: Int
         switch options.redirects {
         case .doNotFollow:
-            check(easy.set(CURLOPT_FOLLOWLOCATION, 0))
-            check(easy.set(CURLOPT_MAXREDIRS, 0))
+            (follows, maxRedirects) = (false, 0)
         case .follow(let max):
             // libcurl keeps a custom method on every redirect and drops the body: a DELETE sent
             // on by a 303 would delete where it points, a PUT would overwrite with nothing. Only
             // GET, HEAD and POST (which libcurl turns into a GET, as browsers do) are followed;
             // any other method gets the redirect itself back.
-            let follows = RedirectFollower.followsRedirects(method)
-            check(easy.set(CURLOPT_FOLLOWLOCATION, follows ? 1 : 0))
-            check(easy.set(CURLOPT_MAXREDIRS, Swift.max(0, max)))
+            (follows, maxRedirects) = (RedirectFollower.followsRedirects(method), Swift.max(0, max))
         }
-        switch options.httpVersion {
-        case .automatic: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
-        case .http1: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
-        case .http2PriorKnowledge: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)))
+        let settings = TransferSettings(
+            url: url,
+            usesTLS: usesTLS,
+            connectTimeout: options.connectTimeout,
+            timeout: options.timeout,
+            // Refuses early when Content-Length already says too much; the write callback guards
+            // the rest. (Not for HEAD, whose Content-Length describes a body that never comes.)
+            maxFileSize: method == .head ? 0 : Int64(Swift.max(0, options.maxResponseBodySize)),
+            follows: follows,
+            maxRedirects: maxRedirects,
+            httpVersion: options.httpVersion,
+            isPlainGet: method == .get && !sendsBody,
+            stallTimeout: options.stallTimeout,
+            stallTimeoutNanoseconds: stallTimeoutNanoseconds
+        )
+        let previous = easy.settings
+        // Unknown until every option below is in place.
+        easy.settings = nil
+
+        if previous?.url != url { check(easy.set(CURLOPT_URL, url)) }
+        if previous?.usesTLS != usesTLS {
+            // Never follow a redirect from https down to http: credentials would travel in clear text.
+            check(easy.set(CURLOPT_REDIR_PROTOCOLS_STR, usesTLS ? "https" : "http,https"))
+        }
+        check(easy.set(CURLOPT_PRIVATE, pointer: me))
+        check(easy.set(CURLOPT_WRITEDATA, pointer: me))
+        check(easy.set(CURLOPT_HEADERDATA, pointer: me))
+        if previous?.connectTimeout != settings.connectTimeout {
+            check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, options.connectTimeout.curlMilliseconds))
+        }
+        if previous?.timeout != settings.timeout {
+            check(easy.set(CURLOPT_TIMEOUT_MS, options.timeout.curlMilliseconds))
+        }
+        if previous?.maxFileSize != settings.maxFileSize {
+            check(easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: settings.maxFileSize))
+        }
+        if previous?.follows != follows { check(easy.set(CURLOPT_FOLLOWLOCATION, follows ? 1 : 0)) }
+        if previous?.maxRedirects != maxRedirects { check(easy.set(CURLOPT_MAXREDIRS, maxRedirects)) }
+        if previous?.httpVersion != settings.httpVersion {
+            switch options.httpVersion {
+            case .automatic: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
+            case .http1: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
+            case .http2PriorKnowledge: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)))
+            }
         }
         check(easy.set(CURLOPT_HTTPHEADER, pointer: headerList.head.map { UnsafeRawPointer($0) }))
 
-        // Back to a plain GET, then the method. The order matters: setting POSTFIELDS, even to
+        // A plain GET after a plain GET leaves the method options as they are (libcurl changes
+        // only its per-transfer copy of the method when it follows a redirect). Otherwise: back
+        // to a plain GET, then the method. The order matters: setting POSTFIELDS, even to
         // nothing, makes the request a POST, and HTTPGET, set last, makes it a GET again (and
         // clears NOBODY and UPLOAD).
-        check(easy.set(CURLOPT_POSTFIELDS, pointer: nil))
-        check(easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: -1))
-        check(easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil))
-        check(easy.set(CURLOPT_HTTPGET, 1))
-        switch method {
-        case .get where !sendsBody:
-            break
-        case .head:
-            check(easy.set(CURLOPT_NOBODY, 1))
-        case .post:
-            setBody()
-        default:
-            check(easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue))
-            if sendsBody { setBody() }
+        if !(settings.isPlainGet && previous?.isPlainGet == true) {
+            check(easy.set(CURLOPT_POSTFIELDS, pointer: nil))
+            check(easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: -1))
+            check(easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil))
+            check(easy.set(CURLOPT_HTTPGET, 1))
+            switch method {
+            case .get where !sendsBody:
+                break
+            case .head:
+                check(easy.set(CURLOPT_NOBODY, 1))
+            case .post:
+                setBody()
+            default:
+                check(easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue))
+                if sendsBody { setBody() }
+            }
         }
         func setBody() {
             check(easy.set(CURLOPT_POST, 1))
@@ -211,6 +243,7 @@ final class CurlTransfer: @unchecked Sendable {
                 ]
             )
         }
+        easy.settings = settings
     }
 
     /// A new easy handle wired to the transfer callbacks.
@@ -390,4 +423,23 @@ private let curlWriteHeader: curl_write_callback = { pointer, size, count, userD
         $0.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
     }
     return length
+}
+
+/// The options of a transfer that may change from one transfer to the next on the same handle, as
+/// last set on it (see ``CurlEasyHandle/settings``).
+struct TransferSettings {
+    var url: String
+    /// Decides the protocols redirects may go to.
+    var usesTLS: Bool
+    var connectTimeout: Duration
+    var timeout: Duration
+    var maxFileSize: Int64
+    var follows: Bool
+    var maxRedirects: Int
+    var httpVersion: HTTPVersionPreference
+    /// A GET without a body: the method options as resetting them to a GET leaves them.
+    var isPlainGet: Bool
+    /// Not a libcurl option: kept so that the next transfer with the same limit need not convert it.
+    var stallTimeout: Duration
+    var stallTimeoutNanoseconds: UInt64
 }

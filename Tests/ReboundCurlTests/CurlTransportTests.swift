@@ -125,6 +125,63 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aReusedHandleTakesEveryOptionOfItsNextRequest() async throws {
+        // One request after another on one transport: its one pooled handle serves them all, and
+        // only the options that differ from the previous request are set again.
+        try await withLoopback { server, transport in
+            func echo(_ method: HTTPRequest.Method, _ body: Data? = nil) async throws -> Echo {
+                let response = try await transport.send(server.request(method, "/echo"), body: body)
+                return try JSONDecoder().decode(Echo.self, from: response.body)
+            }
+            let sequence: [(HTTPRequest.Method, Data?)] = [
+                (.get, nil), (.post, Data("abc".utf8)), (.get, nil), (.get, nil), (.put, nil), (.delete, nil),
+                (.get, nil), (.patch, Data("z".utf8)), (.get, nil),
+            ]
+            for (method, body) in sequence {
+                let echo = try await echo(method, body)
+                #expect(echo.method == method.rawValue)
+                #expect(echo.bodyLength == body?.count ?? 0)
+            }
+            let head = try await transport.send(server.request(.head, "/echo"))
+            #expect(head.status == .ok && head.body.isEmpty)
+            // After a HEAD, a GET has its body again.
+            #expect(try await echo(.get).method == "GET")
+
+            var noRedirects = transport.defaultOptions
+            noRedirects.redirects = .doNotFollow
+            #expect(
+                try await transport.send(server.request("/redirect?n=2"), body: nil, options: noRedirects).status
+                    == .found)
+            #expect(try await transport.send(server.request("/redirect?n=2")).status == .ok)
+
+            // A request's own limits apply to it, and are not kept for the next. (A failed
+            // transfer's handle is let go, so each failure comes last on its handle.)
+            var quick = transport.defaultOptions
+            quick.timeout = .seconds(2)
+            quick.maxResponseBodySize = 5_000
+            func bytes(_ count: Int, _ options: TransportOptions) async throws(NetworkError) -> Int {
+                try await transport.send(server.request("/bytes?count=\(count)"), body: nil, options: options).body
+                    .count
+            }
+            #expect(try await bytes(1000, quick) == 1000)
+            #expect(try await bytes(10_000, transport.defaultOptions) == 10_000)
+            #expect(server.connectionsAccepted == 1)
+            let tooLarge = await #expect(throws: NetworkError.self) { try await bytes(10_000, quick) }
+            #expect(tooLarge?.code == .responseTooLarge)
+            // Refused by libcurl on the announced length (CURLE_FILESIZE_EXCEEDED), not only by
+            // the write callback once the bytes came (CURLE_WRITE_ERROR).
+            #expect(tooLarge?.context["curlCode"]?.revealed == "63")
+
+            func slow(_ options: TransportOptions) async throws(NetworkError) -> HTTPResponse.Status {
+                try await transport.send(server.request("/slow?ms=2500"), body: nil, options: options).status
+            }
+            #expect(try await transport.send(server.request("/hello"), body: nil, options: quick).status == .ok)
+            #expect(try await slow(transport.defaultOptions) == .ok)
+            let error = await #expect(throws: NetworkError.self) { try await slow(quick) }
+            #expect(error?.code == .timeout)
+        }
+    }
+
     @Test func aHeadRequestReturnsTheHeadOnly() async throws {
         let route = LoopbackRoute("HEAD", "/head") { _ in
             .respond(status: 200, headers: [("Content-Length", "1234"), ("X-Head", "yes")])
