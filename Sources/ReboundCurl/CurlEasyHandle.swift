@@ -15,7 +15,9 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// Requests sent for the current transfer: the first, one per redirect libcurl followed, and
     /// one per time libcurl sent the request again on a new connection, because the kept-alive
     /// one it used died before any answer or a GOAWAY refused its HTTP/2 stream. Counted on the
-    /// loop thread by the pre-request callback (only there, hence no dynamic exclusivity check).
+    /// loop thread by the pre-request callback, set back to zero by ``prepareForReuse()`` on the
+    /// caller's thread after the idle pool's lock handed the handle over: never two threads at a
+    /// time, hence no dynamic exclusivity check.
     @exclusivity(unchecked) var requestsSent = 0
     /// The transfer options last set on this handle, which libcurl keeps from one transfer to the
     /// next: a transfer sets only those that differ (`nil`: set them all). Owned, like the handle,
@@ -30,13 +32,18 @@ final class CurlEasyHandle: @unchecked Sendable {
     ///   - writeBody: The callback that receives body bytes.
     ///   - writeHeader: The callback that receives header lines.
     ///   - share: The TLS session cache to use, shared with the transport's other handles.
-    init?(writeBody: curl_write_callback, writeHeader: curl_write_callback, share: CurlShare?) {
+    ///   - usesProxyEnvironment: Whether the environment named a proxy when the transport was
+    ///     made (``environmentNamesProxy(_:)``); if not, libcurl is told there is none.
+    init?(
+        writeBody: curl_write_callback, writeHeader: curl_write_callback, share: CurlShare?,
+        usesProxyEnvironment: Bool
+    ) {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
         self.share = share
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        let noProxy = !Self.environmentNamesProxy()
+        let noProxy = !usesProxyEnvironment
         let settings = [
             set(CURLOPT_NOSIGNAL, 1),
             set(CURLOPT_ERRORBUFFER, pointer: errorBuffer),
@@ -54,9 +61,9 @@ final class CurlEasyHandle: @unchecked Sendable {
             // whether it multiplexes (HTTP/2), instead of opening a connection per request.
             set(CURLOPT_PIPEWAIT, 1),
             // Without a proxy in the environment, libcurl is told there is none: otherwise it
-            // reads the proxy variables and `no_proxy` again for every request, which cost about
-            // 5,000 instructions each time (docs/performance.md). With one, libcurl reads them
-            // as it always does.
+            // reads the proxy variables and `no_proxy` again for every request, walking the whole
+            // environment each time (about 1,500 instructions in `getenv` alone;
+            // docs/performance.md). With one, libcurl reads them as it always does.
             noProxy ? set(CURLOPT_PROXY, "") : CURLE_OK,
             noProxy ? set(CURLOPT_NOPROXY, "") : CURLE_OK,
             // CURLOPT_BUFFERSIZE stays at its 16 KiB default on purpose: libcurl 7.88 allocates the
@@ -86,7 +93,8 @@ final class CurlEasyHandle: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Readies the handle for its next transfer, which sets every option that varies.
+    /// Readies the handle for its next transfer, which sets the options that differ from its
+    /// previous transfer's (``settings``).
     func prepareForReuse() {
         errorBuffer[0] = 0
         requestsSent = 0

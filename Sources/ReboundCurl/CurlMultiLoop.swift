@@ -58,6 +58,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let certificateAuthorityFile: String?
     /// The TLS session cache of every easy handle (`nil` only if libcurl could not make one).
     private let share: CurlShare?
+    /// Whether the environment named a proxy when the transport was made: read once, so that
+    /// every handle of one transport agrees.
+    private let usesProxyEnvironment = CurlEasyHandle.environmentNamesProxy()
 
     init?(maxConnections: Int, maxConnectionsPerHost: Int, certificateAuthorityFile: String? = nil) {
         guard CurlGlobal.initialize(), let multi = curl_multi_init() else { return nil }
@@ -100,7 +103,9 @@ final class CurlMultiLoop: @unchecked Sendable {
             handle.prepareForReuse()
             return handle
         }
-        return CurlTransfer.makeHandle(certificateAuthorityFile: certificateAuthorityFile, share: share)
+        return CurlTransfer.makeHandle(
+            certificateAuthorityFile: certificateAuthorityFile, share: share, usesProxyEnvironment: usesProxyEnvironment
+        )
     }
 
     /// Queues a command and wakes the loop if it sleeps. Returns false once the loop has shut down.

@@ -247,8 +247,14 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// A new easy handle wired to the transfer callbacks.
-    static func makeHandle(certificateAuthorityFile: String?, share: CurlShare?) -> CurlEasyHandle? {
-        guard let handle = CurlEasyHandle(writeBody: curlWriteBody, writeHeader: curlWriteHeader, share: share) else {
+    static func makeHandle(
+        certificateAuthorityFile: String?, share: CurlShare?, usesProxyEnvironment: Bool
+    ) -> CurlEasyHandle? {
+        guard
+            let handle = CurlEasyHandle(
+                writeBody: curlWriteBody, writeHeader: curlWriteHeader, share: share,
+                usesProxyEnvironment: usesProxyEnvironment)
+        else {
             return nil
         }
         if let certificateAuthorityFile, handle.set(CURLOPT_CAINFO, certificateAuthorityFile) != CURLE_OK {

@@ -128,7 +128,10 @@ struct CurlTransportTests {
     @Test func aReusedHandleTakesEveryOptionOfItsNextRequest() async throws {
         // One request after another on one transport: its one pooled handle serves them all, and
         // only the options that differ from the previous request are set again.
-        try await withLoopback { server, transport in
+        let postToEcho = LoopbackRoute("POST", "/post-to-echo") { _ in
+            .respond(status: 302, headers: [("Location", "/echo")])
+        }
+        try await withLoopback(routes: [postToEcho]) { server, transport in
             func echo(_ method: HTTPRequest.Method, _ body: Data? = nil) async throws -> Echo {
                 let response = try await transport.send(server.request(method, "/echo"), body: body)
                 return try JSONDecoder().decode(Echo.self, from: response.body)
@@ -145,6 +148,16 @@ struct CurlTransportTests {
             let head = try await transport.send(server.request(.head, "/echo"))
             #expect(head.status == .ok && head.body.isEmpty)
             // After a HEAD, a GET has its body again.
+            #expect(try await echo(.get).method == "GET")
+
+            // libcurl changes only its own copy of the URL and the method when it follows a
+            // redirect (a POST answered with 302 goes on as a GET); the handle's options stay.
+            #expect(try await transport.send(server.request("/redirect?n=2")).status == .ok)
+            #expect(try await transport.send(server.request("/redirect?n=2")).status == .ok)
+            let redirected = try await transport.send(server.request(.post, "/post-to-echo"), body: Data("abc".utf8))
+            #expect(try JSONDecoder().decode(Echo.self, from: redirected.body).method == "GET")
+            let posted = try await echo(.post, Data("abcd".utf8))
+            #expect(posted.method == "POST" && posted.bodyLength == 4)
             #expect(try await echo(.get).method == "GET")
 
             var noRedirects = transport.defaultOptions
