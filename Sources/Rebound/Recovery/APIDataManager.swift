@@ -68,6 +68,8 @@ public final class APIDataManager: Sendable {
     private let scheme: String
     private let authority: String
     private let basePath: String
+    /// See ``request(for:)``.
+    private let lastRequest = Locked<LastRequest?>(nil)
     private let clock: PipelineClock
     private let logger: Logger
     private let instruments: PipelineInstruments
@@ -230,6 +232,48 @@ public final class APIDataManager: Sendable {
         var label: String { endpointLabel(method: method, path: path) }
     }
 
+    /// The request last built for a call without header fields of its own, before any handler
+    /// prepared it.
+    private struct LastRequest {
+        var method: HTTPRequest.Method
+        var path: String
+        var request: HTTPRequest
+    }
+
+    /// The request a call starts from: the last one built when the call is to the same endpoint
+    /// (method and path, no header fields of its own), else a new one.
+    ///
+    /// Building a request validates its method, scheme, authority and path, and a request's
+    /// destruction goes through generic value witnesses: together about 1,400 instructions, a
+    /// fifth of a successful call (docs/performance.md). An app that calls one endpoint again and
+    /// again (a list it refreshes, a status it polls) pays that once. The copy handed out is a
+    /// value: what handlers add to it never reaches the kept one.
+    private func request(for call: Call) -> HTTPRequest {
+        let reusable = call.headerFields.isEmpty
+        if reusable,
+            let kept = lastRequest.withLock({ last -> HTTPRequest? in
+                guard let last, last.path == call.path, last.method == call.method else { return nil }
+                return last.request
+            })
+        {
+            return kept
+        }
+        // Made whole by the initialiser: changing a copy of a template request instead copies
+        // and replaces its pseudo-header fields through generic value witnesses, which cost
+        // about 1,300 instructions per call more.
+        let request = HTTPRequest(
+            method: call.method,
+            scheme: scheme,
+            authority: authority,
+            path: basePath + call.path,
+            headerFields: call.headerFields
+        )
+        if reusable {
+            lastRequest.withLock { $0 = LastRequest(method: call.method, path: call.path, request: request) }
+        }
+        return request
+    }
+
     /// A handler to prepare each attempt, and how.
     private enum Preparer {
         /// A built-in handler whose ``RecoverableErrorHandler/prepare(_:)`` never suspends.
@@ -292,16 +336,7 @@ public final class APIDataManager: Sendable {
         let limits = call.limits
         let callStarted = clock.now()
         let deadline = callStarted + limits.deadline
-        // Made whole by the initialiser: changing a copy of a template request instead copies
-        // and replaces its pseudo-header fields through generic value witnesses, which cost
-        // about 1,300 instructions per call (15% of a successful call).
-        var request = HTTPRequest(
-            method: call.method,
-            scheme: scheme,
-            authority: authority,
-            path: basePath + call.path,
-            headerFields: call.headerFields
-        )
+        var request = self.request(for: call)
         var history: [AttemptRecord] = []
         var delayBefore = Duration.zero
         var lastFailure: (any Error)?

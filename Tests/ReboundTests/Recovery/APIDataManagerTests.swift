@@ -229,6 +229,50 @@ import Tracing
         #expect(keys[0]?.count == 36)
     }
 
+    @Test func eachCallToOneEndpointStartsFromARequestNoHandlerHasPrepared() async throws {
+        let transport = ScriptedTransport(Array(repeating: .json(#"{"id":2,"title":"t"}"#), count: 3))
+        let store = InMemoryCredentialStore(Credential(accessToken: "first"))
+        let api = try makeManager(
+            transport,
+            handlers: [
+                temporaryHandler(addsIdempotencyKey: true),
+                AuthRefreshHandler(store: store) { _ in Credential(accessToken: "refreshed") },
+            ]
+        )
+        _ = try await api.send(SampleEndpoints.token)
+        _ = try await api.send(SampleEndpoints.token)
+        await store.replace(with: Credential(accessToken: "second"))
+        _ = try await api.send(SampleEndpoints.token)
+        let requests = transport.requests.map(\.request)
+        let keys = requests.compactMap { $0.headerFields[BackendTemporaryErrorHandler.idempotencyKey] }
+        #expect(keys.count == 3)
+        #expect(Set(keys).count == 3)
+        #expect(requests.map { $0.headerFields[.authorization] } == ["Bearer first", "Bearer first", "Bearer second"])
+        #expect(requests.allSatisfy { $0.method == .post && $0.path == "/v1/token" })
+    }
+
+    @Test func callsToDifferentEndpointsEachGetTheirOwnRequest() async throws {
+        let transport = ScriptedTransport(Array(repeating: .json(#"[]"#), count: 6))
+        let api = try makeManager(transport)
+        let withField = Endpoint<[TaskItem], APIErrorCode>(
+            .get, "/tasks", headerFields: [.accept: "application/json"], errorCode: .listTasksFailed)
+        let page = Endpoint<[TaskItem], APIErrorCode>(.get, "/tasks?page=2", errorCode: .listTasksFailed)
+        let deleting = Endpoint<[TaskItem], APIErrorCode>(.delete, "/tasks", errorCode: .listTasksFailed)
+        for endpoint in [
+            SampleEndpoints.listTasks, page, SampleEndpoints.listTasks, withField, deleting, SampleEndpoints.listTasks,
+        ] {
+            _ = try await api.send(endpoint)
+        }
+        let requests = transport.requests.map(\.request)
+        #expect(
+            requests.map { "\($0.method) \($0.path ?? "")" } == [
+                "GET /v1/tasks", "GET /v1/tasks?page=2", "GET /v1/tasks", "GET /v1/tasks", "DELETE /v1/tasks",
+                "GET /v1/tasks",
+            ])
+        #expect(requests.map { $0.headerFields[.accept] } == [nil, nil, nil, "application/json", nil, nil])
+        #expect(requests.allSatisfy { $0.scheme == "https" && $0.authority == "api.example.com" })
+    }
+
     @Test func anExhaustedRetryBudgetStopsRetrying() async throws {
         let budget = RetryBudget(maxTokens: 4, tokenRatio: 0.1)
         let transport = ScriptedTransport(Array(repeating: .status(.serviceUnavailable), count: 20))
