@@ -52,32 +52,42 @@ enum CurlMemory {
     static var reuseCount: Int { cache.withLock { $0.reuses } }
 
     static let allocate: curl_malloc_callback = { size in
-        if size == receiveBufferSize,
-            let address = cache.withLock({ cache -> UInt? in
-                guard let address = cache.buffers.popLast() else { return nil }
-                cache.reuses += 1
-                return address
-            })
-        {
-            return UnsafeMutableRawPointer(bitPattern: address)
+        size == receiveBufferSize ? allocateReceiveBuffer() : Glibc.malloc(size)
+    }
+
+    /// A kept receive buffer, or a new one when none is kept.
+    @inline(never)
+    private static func allocateReceiveBuffer() -> UnsafeMutableRawPointer? {
+        let kept = cache.withLock { cache -> UInt? in
+            guard let address = cache.buffers.popLast() else { return nil }
+            cache.reuses += 1
+            return address
         }
-        return Glibc.malloc(size)
+        return kept.flatMap { UnsafeMutableRawPointer(bitPattern: $0) } ?? Glibc.malloc(receiveBufferSize)
     }
 
     static let release: curl_free_callback = { pointer in
+        // libcurl frees about 34 blocks per request, nearly all small: their path is kept to a
+        // size check and `free`, without the registers and stack the cache's path needs.
         guard let pointer else { return }
         let usableSize = rebound_malloc_usable_size(pointer)
-        let address = UInt(bitPattern: pointer)
-        if usableSize >= receiveBufferSize,
-            cache.withLock({ cache -> Bool in
-                guard usableSize == cache.usableSize, cache.buffers.count < maxCachedBuffers else { return false }
-                cache.buffers.append(address)
-                return true
-            })
-        {
-            return
+        if usableSize >= receiveBufferSize {
+            releaseLarge(pointer, usableSize: usableSize)
+        } else {
+            Glibc.free(pointer)
         }
-        Glibc.free(pointer)
+    }
+
+    /// Keeps a freed receive buffer for reuse, or frees a block that is not one or finds the cache full.
+    @inline(never)
+    private static func releaseLarge(_ pointer: UnsafeMutableRawPointer, usableSize: Int) {
+        let address = UInt(bitPattern: pointer)
+        let kept = cache.withLock { cache -> Bool in
+            guard usableSize == cache.usableSize, cache.buffers.count < maxCachedBuffers else { return false }
+            cache.buffers.append(address)
+            return true
+        }
+        if !kept { Glibc.free(pointer) }
     }
 
     static let reallocate: curl_realloc_callback = { pointer, size in

@@ -49,7 +49,10 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     // Loop-thread state: only the loop thread touches it, so it needs no dynamic exclusivity
     // check (see CurlTransfer's state).
-    @exclusivity(unchecked) private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    /// The transfers libcurl is running, each at its ``CurlTransfer/activeIndex``: removing one
+    /// moves the last into its place, with no hashing (a dictionary's two hashes per request cost
+    /// more than the rest of the bookkeeping).
+    @exclusivity(unchecked) private var active: [CurlTransfer] = []
     @exclusivity(unchecked) private var nextStallCheck: UInt64 = 0
     /// Callers to resume at the end of this turn.
     @exclusivity(unchecked) private var finished = ResumeBatch()
@@ -201,7 +204,8 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         transfer.isActive = true
         transfer.lastProgressTime = monotonicNanoseconds()
-        active[ObjectIdentifier(transfer)] = transfer
+        transfer.activeIndex = active.count
+        active.append(transfer)
     }
 
     private func cancel(_ transfer: CurlTransfer) {
@@ -224,7 +228,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func checkStalls(now: UInt64) {
         var stalled: [CurlTransfer] = []
-        for transfer in active.values {
+        for transfer in active {
             if transfer.easy.info(offset: CURLINFO_PRETRANSFER_TIME_T) == 0 {
                 // Waiting for a connection (queued behind the per-host limit, or connecting) is
                 // not a stall: the connect timeout and the total timeout bound it.
@@ -246,7 +250,11 @@ final class CurlMultiLoop: @unchecked Sendable {
         if removeFromMulti { curl_multi_remove_handle(multi, transfer.easy.raw) }
         if transfer.isActive {
             transfer.isActive = false
-            active[ObjectIdentifier(transfer)] = nil
+            let last = active.removeLast()
+            if last !== transfer {
+                active[transfer.activeIndex] = last
+                last.activeIndex = transfer.activeIndex
+            }
         }
         if !removeFromMulti {
             // libcurl never ran the transfer: the handle is as it was.
@@ -275,7 +283,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func finishEverything(pending: [Command]) {
-        for transfer in Array(active.values) {
+        for transfer in active {
             finish(transfer, .cancelled, removeFromMulti: true)
         }
         for command in pending {

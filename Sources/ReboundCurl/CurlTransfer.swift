@@ -64,6 +64,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// The Content-Length of the response being received, to allocate its body once.
     @exclusivity(unchecked) var announcedLength = 0
     @exclusivity(unchecked) var isActive = false
+    /// Where the loop keeps it while it is active.
+    @exclusivity(unchecked) var activeIndex = 0
     @exclusivity(unchecked) var bytesReceived = 0
     @exclusivity(unchecked) var lastProgressBytes = -1
     @exclusivity(unchecked) var lastProgressTime: UInt64 = 0
