@@ -81,9 +81,11 @@ final class CurlTransfer: @unchecked Sendable {
         self.options = options
         self.easy = easy
         self.usesTLS = usesTLS
-        self.stallTimeoutNanoseconds =
-            easy.settings?.stallTimeout == options.stallTimeout
-            ? easy.settings!.stallTimeoutNanoseconds : options.stallTimeout.clampedNanoseconds
+        if let previous = easy.settings, previous.stallTimeout == options.stallTimeout {
+            stallTimeoutNanoseconds = previous.stallTimeoutNanoseconds
+        } else {
+            stallTimeoutNanoseconds = options.stallTimeout.clampedNanoseconds
+        }
         if let body {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
             body.copyBytes(to: buffer.bindMemory(to: UInt8.self), count: body.count)

@@ -57,12 +57,12 @@ public final class APIDataManager: Sendable {
     /// costly to look up on every failure.
     private let handlerNames: [String]
     /// The handlers whose ``RecoverableErrorHandler/prepare(_:)`` may change a request, in order.
-    private let preparers: [Preparer]
+    private let preparers: [HookCall]
     /// Whether no handler's ``RecoverableErrorHandler/prepare(_:)`` can suspend, so that a first
     /// attempt starts when its call does.
     private let preparesWithoutSuspending: Bool
     /// The handlers whose ``RecoverableErrorHandler/attemptDidSucceed(_:)`` does something, in order.
-    private let successObservers: [SuccessObserver]
+    private let successObservers: [HookCall]
     /// The base URL's scheme and authority, checked once here, and its path without a final `/`:
     /// each call's request is built from them.
     private let scheme: String
@@ -274,16 +274,10 @@ public final class APIDataManager: Sendable {
         return request
     }
 
-    /// A handler to prepare each attempt, and how.
-    private enum Preparer {
-        /// A built-in handler whose ``RecoverableErrorHandler/prepare(_:)`` never suspends.
-        case synchronous(any HandlerHookUsage)
-        case asynchronous(any RecoverableErrorHandler)
-    }
-
-    /// A handler to tell of successful attempts, and how.
-    private enum SuccessObserver {
-        /// A built-in handler whose ``RecoverableErrorHandler/attemptDidSucceed(_:)`` never suspends.
+    /// A handler whose hook (``RecoverableErrorHandler/prepare(_:)`` or
+    /// ``RecoverableErrorHandler/attemptDidSucceed(_:)``) is called on every attempt, and how.
+    private enum HookCall {
+        /// A built-in handler whose hook never suspends: its synchronous twin is called.
         case synchronous(any HandlerHookUsage)
         case asynchronous(any RecoverableErrorHandler)
     }

@@ -12,27 +12,25 @@
 /// raw futex calls that the thread sanitizer cannot see, so every access under it is reported as
 /// a race. Rebound's tests run under the sanitizer, and this keeps them meaningful.
 ///
-/// The mutex and the value live outside the object, behind pointers. A class's stored `var`
-/// gets a dynamic exclusivity check on every `inout` access (about 80 instructions, a
-/// thread-local lookup included), which the lock makes redundant; and `NSLock` adds a dynamic
-/// call and checks of its own around the same mutex. Both are on the path of every API call.
+/// The mutex lives behind a pointer (a pthread mutex must not move), and the value is
+/// `@exclusivity(unchecked)`: a class's stored `var` otherwise gets a dynamic exclusivity check on
+/// every `inout` access (about 80 instructions, a thread-local lookup included), which the lock
+/// makes redundant. `NSLock` would add a dynamic call and checks of its own around the same mutex.
+/// Both were on the path of every API call.
 package final class Locked<Value>: @unchecked Sendable {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline let value: UnsafeMutablePointer<Value>
+    @usableFromInline @exclusivity(unchecked) var value: Value
 
     package init(_ value: Value) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
-        self.value = .allocate(capacity: 1)
-        self.value.initialize(to: value)
+        self.value = value
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
-        value.deinitialize(count: 1)
-        value.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value.
@@ -43,6 +41,6 @@ package final class Locked<Value>: @unchecked Sendable {
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return try body(&value.pointee)
+        return try body(&value)
     }
 }
