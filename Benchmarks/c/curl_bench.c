@@ -23,7 +23,9 @@
  *
  *   - the options CurlEasyHandle sets once per handle: transparent decoding
  *     (CURLOPT_ACCEPT_ENCODING with the same encodings), keep-alive probes,
- *     PIPEWAIT, the protocol list, the pre-request callback, an error buffer;
+ *     PIPEWAIT, the protocol list, the pre-request callback, an error buffer,
+ *     the URL parsed once and given as a CURLU handle (CURLOPT_CURLU), which
+ *     spares libcurl parsing it and writing it out again for every request;
  *   - every option CurlTransfer.configure sets before each request: URL,
  *     redirect protocols and limit, connect and total timeouts, body limit,
  *     HTTP version, method;
@@ -101,6 +103,7 @@ struct body_buffer {
 /* One easy handle with its own body buffer and the time its current request started. */
 struct transfer {
     CURL *easy;
+    CURLU *url; /* c-options: the URL, parsed once (CurlEasyHandle.setURL) */
     struct body_buffer body;
     struct body_buffer head;
     uint64_t started_ns;
@@ -205,7 +208,11 @@ static int transfer_init(struct transfer *transfer, const struct options *option
     curl_easy_setopt(transfer->easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(transfer->easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     if (options->rebound_options) {
-        /* What CurlEasyHandle.init sets once per handle. */
+        /* What CurlEasyHandle.init sets once per handle, the parsed URL included (Rebound parses
+           a URL when a handle's transfer goes somewhere new; here it never does). */
+        transfer->url = curl_url();
+        if (transfer->url == NULL || curl_url_set(transfer->url, CURLUPART_URL, options->url, 0) != CURLUE_OK) return -1;
+        curl_easy_setopt(transfer->easy, CURLOPT_CURLU, transfer->url);
         curl_easy_setopt(transfer->easy, CURLOPT_ERRORBUFFER, transfer->error);
         curl_easy_setopt(transfer->easy, CURLOPT_HEADERFUNCTION, append_header);
         curl_easy_setopt(transfer->easy, CURLOPT_PREREQFUNCTION, count_request);
@@ -473,6 +480,7 @@ int main(int argc, char **argv) {
     for (long i = 0; i < handles; i++) {
         if (multi) curl_multi_remove_handle(multi, transfers[i].easy);
         curl_easy_cleanup(transfers[i].easy);
+        curl_url_cleanup(transfers[i].url);
         free(transfers[i].body.bytes);
     }
     if (multi) curl_multi_cleanup(multi);

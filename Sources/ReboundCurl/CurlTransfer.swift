@@ -30,6 +30,8 @@ final class CurlTransfer: @unchecked Sendable {
         /// connect time alone is zero on a reused connection too.)
         var pretransferMicroseconds: Int64
         var errorMessage: String?
+        /// The head of the last response, from its status line to the empty line.
+        var head: [UInt8]
     }
 
     let options: TransportOptions
@@ -58,11 +60,8 @@ final class CurlTransfer: @unchecked Sendable {
     // dynamic exclusivity check Swift makes on every access to a class's `var` only costs: about
     // 100 instructions each, a thread-local lookup included, and libcurl's header callback makes
     // two per header line (docs/performance.md). The thread sanitizer still checks the hand-offs.
-    @exclusivity(unchecked) var rawHeaders: [UInt8] = []
     @exclusivity(unchecked) var body = Data()
     @exclusivity(unchecked) var bodyLimitExceeded = false
-    /// The Content-Length of the response being received, to allocate its body once.
-    @exclusivity(unchecked) var announcedLength = 0
     @exclusivity(unchecked) var isActive = false
     /// Where the loop keeps it while it is active.
     @exclusivity(unchecked) var activeIndex = 0
@@ -77,10 +76,10 @@ final class CurlTransfer: @unchecked Sendable {
         options: TransportOptions,
         easy: CurlEasyHandle
     ) throws(NetworkError) {
-        let (url, usesTLS) = try Self.url(of: request)
+        let target = try URLTarget(request)
         self.options = options
         self.easy = easy
-        self.usesTLS = usesTLS
+        usesTLS = target.usesTLS
         if let previous = easy.settings, previous.stallTimeout == options.stallTimeout {
             stallTimeoutNanoseconds = previous.stallTimeoutNanoseconds
         } else {
@@ -95,7 +94,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let sendsBody = Self.sendsBody(method: request.method, hasBody: body != nil)
         headerList = RequestHeaderList(request.headerFields, sendsBody: sendsBody)
-        try configure(url: url, method: request.method, sendsBody: sendsBody)
+        try configure(target: target, method: request.method, sendsBody: sendsBody)
     }
 
     deinit {
@@ -103,32 +102,6 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     // MARK: - Preparing
-
-    /// The URL libcurl is given, and whether it is https.
-    private static func url(of request: HTTPRequest) throws(NetworkError) -> (url: String, usesTLS: Bool) {
-        let usesTLS: Bool
-        switch request.scheme {
-        case "https": usesTLS = true
-        case "http": usesTLS = false
-        case let scheme? where scheme.lowercased() == "https": usesTLS = true
-        case let scheme? where scheme.lowercased() == "http": usesTLS = false
-        default: throw NetworkError(.invalidURL, reason: "The scheme must be http or https.")
-        }
-        guard var authority = request.authority, !authority.isEmpty else {
-            throw NetworkError(.invalidURL, reason: "The request has no host.")
-        }
-        var path = request.path ?? "/"
-        let forbidden: (UInt8) -> Bool = { $0 <= 0x20 || $0 == 0x7F }
-        if authority.withUTF8({ $0.contains(where: forbidden) }) || path.withUTF8({ $0.contains(where: forbidden) }) {
-            throw NetworkError(.invalidURL, reason: "The URL contains spaces or control characters.")
-        }
-        var url = usesTLS ? "https://" : "http://"
-        url.reserveCapacity(url.utf8.count + authority.utf8.count + path.utf8.count + 1)
-        url += authority
-        if !path.hasPrefix("/") { url += "/" }
-        url += path
-        return (url, usesTLS)
-    }
 
     /// Whether a request goes out with a body, even an empty one. POST always does; PUT and PATCH
     /// carry one by definition, so an empty one is sent as Content-Length: 0; HEAD never does;
@@ -141,7 +114,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
     }
 
-    private func configure(url: String, method: HTTPRequest.Method, sendsBody: Bool) throws(NetworkError) {
+    private func configure(target: URLTarget, method: HTTPRequest.Method, sendsBody: Bool) throws(NetworkError) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         var failed: CURLcode = CURLE_OK
         func check(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
@@ -163,8 +136,7 @@ final class CurlTransfer: @unchecked Sendable {
             (follows, maxRedirects) = (RedirectFollower.followsRedirects(method), Swift.max(0, max))
         }
         let settings = TransferSettings(
-            url: url,
-            usesTLS: usesTLS,
+            target: target,
             connectTimeout: options.connectTimeout,
             timeout: options.timeout,
             // Refuses early when Content-Length already says too much; the write callback guards
@@ -181,8 +153,18 @@ final class CurlTransfer: @unchecked Sendable {
         // Unknown until every option below is in place.
         easy.settings = nil
 
-        if previous?.url != url { check(easy.set(CURLOPT_URL, url)) }
-        if previous?.usesTLS != usesTLS {
+        if previous?.target != target {
+            let parsed = easy.setURL(target.url)
+            guard parsed == CURLUE_OK else {
+                // libcurl's text names what is wrong, never the URL itself, which may hold a secret.
+                throw NetworkError(
+                    .invalidURL,
+                    reason: "libcurl rejected the URL: \(String(cString: curl_url_strerror(parsed)))",
+                    context: ["curlURLCode": "\(parsed.rawValue)"]
+                )
+            }
+        }
+        if previous?.target.usesTLS != usesTLS {
             // Never follow a redirect from https down to http: credentials would travel in clear text.
             check(easy.set(CURLOPT_REDIR_PROTOCOLS_STR, usesTLS ? "https" : "http,https"))
         }
@@ -290,10 +272,11 @@ final class CurlTransfer: @unchecked Sendable {
             bodyLimitExceeded = true
             return false
         }
-        if body.isEmpty, announcedLength > bytes.count {
-            // Allocate the body once, when it starts to arrive (not for a HEAD, a 304 or a
-            // redirect, whose Content-Length announces nothing that will come).
-            body.reserveCapacity(min(announcedLength, options.maxResponseBodySize))
+        if body.isEmpty {
+            // Allocate the body once, when it starts to arrive, as long as its Content-Length says
+            // (libcurl's value for the response being received; -1 when it sent none).
+            let announced = Int(easy.info(offset: CURLINFO_CONTENT_LENGTH_DOWNLOAD_T))
+            if announced > bytes.count { body.reserveCapacity(min(announced, options.maxResponseBodySize)) }
         }
         body.append(bytes.assumingMemoryBound(to: UInt8.self))
         bytesReceived &+= bytes.count
@@ -306,17 +289,10 @@ final class CurlTransfer: @unchecked Sendable {
         // A new status line starts a new response (after a redirect or a 1xx): forget the old head.
         if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[4] == UInt8(ascii: "/")
         {
-            rawHeaders.removeAll(keepingCapacity: true)
-            announcedLength = 0
-        } else if let length = ResponseHeadParser.contentLength(in: bytes) {
-            announcedLength = length
+            easy.head.removeAll()
         }
-        if rawHeaders.capacity == 0 { rawHeaders.reserveCapacity(Self.typicalHeadSize) }
-        rawHeaders.append(contentsOf: bytes)
+        easy.head.append(bytes)
     }
-
-    /// Room for a typical response head, reserved at its first line so it grows once or never.
-    private static let typicalHeadSize = 512
 
     /// Reads what the caller will need from the easy handle, before the loop reuses it.
     func completion() -> Completion {
@@ -326,7 +302,8 @@ final class CurlTransfer: @unchecked Sendable {
             redirectCount: easy.info(long: CURLINFO_REDIRECT_COUNT),
             newConnections: easy.info(long: CURLINFO_NUM_CONNECTS),
             pretransferMicroseconds: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T),
-            errorMessage: easy.errorMessage
+            errorMessage: easy.errorMessage,
+            head: easy.head.bytes
         )
     }
 
@@ -365,7 +342,7 @@ final class CurlTransfer: @unchecked Sendable {
         // callers look at, and parsing the fields was the largest part of Swift's own work per
         // request (docs/performance.md).
         let status = HTTPResponse.Status(
-            code: completion.status, reasonPhrase: ResponseHeadParser.reasonPhrase(in: rawHeaders))
+            code: completion.status, reasonPhrase: ResponseHeadParser.reasonPhrase(in: completion.head))
         let version: String
         switch completion.httpVersion {
         case Int(CURL_HTTP_VERSION_1_0): version = "1.0"
@@ -374,7 +351,7 @@ final class CurlTransfer: @unchecked Sendable {
         default: version = "1.1"
         }
         return TransportResponse(
-            deferredHead: DeferredResponseHead(status: status, raw: rawHeaders, parser: Self.parseHead),
+            deferredHead: DeferredResponseHead(status: status, raw: completion.head, parser: Self.parseHead),
             body: body,
             info: TransferInfo(
                 httpVersion: version,
@@ -438,9 +415,8 @@ private let curlWriteHeader: curl_write_callback = { pointer, size, count, userD
 /// The options of a transfer that may change from one transfer to the next on the same handle, as
 /// last set on it (see ``CurlEasyHandle/settings``).
 struct TransferSettings {
-    var url: String
-    /// Decides the protocols redirects may go to.
-    var usesTLS: Bool
+    /// The URL; its scheme also decides the protocols redirects may go to.
+    var target: URLTarget
     var connectTimeout: Duration
     var timeout: Duration
     var maxFileSize: Int64
@@ -452,4 +428,43 @@ struct TransferSettings {
     /// Not a libcurl option: kept so that the next transfer with the same limit need not convert it.
     var stallTimeout: Duration
     var stallTimeoutNanoseconds: UInt64
+}
+
+/// Where a request goes, as libcurl is given it: checked, and compared with the previous
+/// transfer's by its parts, so that the URL string is only built when it changes.
+struct URLTarget: Equatable {
+    var usesTLS: Bool
+    var authority: String
+    var path: String
+
+    /// The target of `request`, or an `invalidURL` error for what libcurl must never be given.
+    init(_ request: HTTPRequest) throws(NetworkError) {
+        switch request.scheme {
+        case "https": usesTLS = true
+        case "http": usesTLS = false
+        case let scheme? where scheme.lowercased() == "https": usesTLS = true
+        case let scheme? where scheme.lowercased() == "http": usesTLS = false
+        default: throw NetworkError(.invalidURL, reason: "The scheme must be http or https.")
+        }
+        guard var authority = request.authority, !authority.isEmpty else {
+            throw NetworkError(.invalidURL, reason: "The request has no host.")
+        }
+        var path = request.path ?? "/"
+        let forbidden: (UInt8) -> Bool = { $0 <= 0x20 || $0 == 0x7F }
+        if authority.withUTF8({ $0.contains(where: forbidden) }) || path.withUTF8({ $0.contains(where: forbidden) }) {
+            throw NetworkError(.invalidURL, reason: "The URL contains spaces or control characters.")
+        }
+        self.authority = authority
+        self.path = path
+    }
+
+    /// The absolute URL.
+    var url: String {
+        var url = usesTLS ? "https://" : "http://"
+        url.reserveCapacity(url.utf8.count + authority.utf8.count + path.utf8.count + 1)
+        url += authority
+        if !path.hasPrefix("/") { url += "/" }
+        url += path
+        return url
+    }
 }

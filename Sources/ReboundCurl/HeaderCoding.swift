@@ -234,38 +234,6 @@ enum ResponseHeadParser {
         return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
     }
 
-    /// The value of a `Content-Length` header line, so that the body can be allocated once; `nil`
-    /// for any other line, or for a value that is not a number.
-    static func contentLength(in line: UnsafeRawBufferPointer) -> Int? {
-        // Letters compare without their case bit (0x20); '-' and ':' compare exactly.
-        let name: StaticString = "content-length:"
-        let nameLength = name.utf8CodeUnitCount
-        guard line.count > nameLength, line[0] | 0x20 == UInt8(ascii: "c") else { return nil }
-        let prefix = name.utf8Start
-        for offset in 1..<nameLength {
-            let expected = prefix[offset]
-            let isLetter = expected >= UInt8(ascii: "a") && expected <= UInt8(ascii: "z")
-            if (isLetter ? line[offset] | 0x20 : line[offset]) != expected { return nil }
-        }
-        var value = 0
-        var digits = 0
-        for offset in nameLength..<line.count {
-            let byte = line[offset]
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                let (next, overflow) = value.multipliedReportingOverflow(by: 10)
-                if overflow { return nil }
-                value = next + Int(byte - UInt8(ascii: "0"))
-                digits += 1
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: "\n"):
-                continue
-            default:
-                return nil
-            }
-        }
-        return digits > 0 ? value : nil
-    }
-
     /// The bytes without leading and trailing spaces, tabs and line ends.
     private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Slice<UnsafeBufferPointer<UInt8>> {
         func isWhitespace(_ byte: UInt8) -> Bool {

@@ -79,6 +79,31 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aLargeResponseHeadArrivesWholeAndLeavesNothingBehind() async throws {
+        // 200 fields of about 120 bytes: a head ten times the size the handle's head buffer starts
+        // with, which grows for it and is given back afterwards. The next response on the same
+        // handle (one request at a time: the pool hands the same one out) has its own head only.
+        let fields = (0..<200).map { ("X-Field-\($0)", String(repeating: "v\($0 % 10)", count: 50)) }
+        let large = LoopbackRoute("GET", "/large-head") { _ in
+            .respond(status: 200, headers: fields, body: Array("ok".utf8))
+        }
+        try await withLoopback(routes: [large]) { server, transport in
+            for round in 0..<2 {
+                let response = try await transport.send(server.request("/large-head"))
+                let received = response.head.headerFields.filter { $0.name.rawName.hasPrefix("X-Field-") }
+                #expect(received.map(\.name.rawName) == fields.map(\.0), "round \(round)")
+                #expect(received.map(\.value) == fields.map(\.1), "round \(round)")
+                #expect(String(decoding: response.body, as: UTF8.self) == "ok")
+
+                let small = try await transport.send(server.request("/hello"))
+                #expect(small.status == .ok && small.status.reasonPhrase == "OK", "round \(round)")
+                #expect(!small.head.headerFields.contains { $0.name.rawName.hasPrefix("X-Field-") }, "round \(round)")
+                #expect(small.head.headerFields[.contentLength] == "\(small.body.count)", "round \(round)")
+            }
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
     @Test(arguments: [HTTPRequest.Method.post, .put, .patch, .delete])
     func requestBodiesAndHeadersReachTheServer(method: HTTPRequest.Method) async throws {
         try await withLoopback { server, transport in
@@ -256,6 +281,9 @@ struct CurlTransportTests {
             #expect(response.status == .ok)
             #expect(String(decoding: response.body, as: UTF8.self) == "done")
             #expect(response.info.redirectCount == 5)
+            // The head is the last response's alone: no Location from the redirects before it.
+            #expect(response.head.headerFields[.location] == nil)
+            #expect(response.head.headerFields[.contentLength] == "4")
 
             let error = await #expect(throws: NetworkError.self) {
                 try await transport.send(server.request("/redirect?n=6"))
@@ -443,12 +471,39 @@ struct CurlTransportTests {
         HTTPRequest(method: .get, scheme: "ftp", authority: "127.0.0.1", path: "/"),
         HTTPRequest(method: .get, scheme: "http", authority: nil, path: "/"),
         HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: "/a b"),
+        // Refused when libcurl parses the URL: a port out of range, an IPv6 address left open.
+        HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:99999", path: "/?token=s3cret"),
+        HTTPRequest(method: .get, scheme: "https", authority: "[::1", path: "/?token=s3cret"),
     ])
     func anInvalidURLIsRejectedBeforeAnythingIsSent(request: HTTPRequest) async throws {
         let transport = CurlTransport()
         defer { transport.shutdown() }
         let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
         #expect(error?.code == .invalidURL)
+        // The error says what is wrong without repeating the URL, which may carry a secret.
+        #expect(error.map { !"\($0)".contains("s3cret") && !"\($0.context)".contains("s3cret") } == true)
+    }
+
+    @Test func aHandleGoesWhereEachRequestSays() async throws {
+        // One handle, one request at a time: each new URL (path, query, port, scheme's case) is
+        // parsed and given to libcurl; the same URL again is not parsed again, and still reached.
+        try await withLoopback { server, transport in
+            try await withLoopback { other, _ in
+                let targets: [(LoopbackServer, String)] = [
+                    (server, "/echo?x=1"), (server, "/echo?x=1"), (server, "/echo?x=2"), (other, "/echo?x=2"),
+                    (other, "/echo?x=2"), (server, "/echo?x=1"),
+                ]
+                for (index, (target, path)) in targets.enumerated() {
+                    var request = target.request(path)
+                    if index == 4 { request.scheme = "HTTP" }
+                    let response = try await transport.send(request)
+                    let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+                    #expect(echo.target == path, "request \(index)")
+                }
+                #expect(server.requests(to: "/echo") == 4)
+                #expect(other.requests(to: "/echo") == 2)
+            }
+        }
     }
 
     // MARK: - Cancellation and shutdown

@@ -106,23 +106,4 @@ import Testing
             in: Array("HTTP/1.1 200 OK\r\nBad Name: x\r\n(x): y\r\nOk: z\r\n\r\n".utf8))
         #expect(fields.map(\.name.rawName) == ["Ok"])
     }
-
-    @Test(
-        arguments: [
-            ("Content-Length: 91\r\n", 91),
-            ("content-length:0\r\n", 0),
-            ("CONTENT-LENGTH: \t 1048576 \r\n", 1_048_576),
-            ("Content-Length: 12a\r\n", nil),
-            ("Content-Length: \r\n", nil),
-            ("Content-Length: 99999999999999999999999\r\n", nil),
-            ("Content-Type: 12\r\n", nil),
-            ("Content\rLength: 12\r\n", nil),
-            ("Content-Length\r 12\r\n", nil),
-            ("C", nil),
-        ] as [(String, Int?)])
-    func contentLengthIsReadFromItsLineOnly(line: String, expected: Int?) {
-        let bytes = Array(line.utf8)
-        let value = bytes.withUnsafeBytes { ResponseHeadParser.contentLength(in: $0) }
-        #expect(value == expected)
-    }
 }

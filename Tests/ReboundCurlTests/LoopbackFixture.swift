@@ -46,6 +46,8 @@ extension LoopbackServer {
 /// What `/echo` answers: the request as the server saw it.
 struct Echo: Decodable {
     var method: String
+    /// The request target as the server saw it: path and query.
+    var target: String
     var headers: [[String]]
     var body: String
     var bodyLength: Int
