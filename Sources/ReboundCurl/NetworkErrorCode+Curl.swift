@@ -25,6 +25,10 @@ extension NetworkErrorCode {
             self = .cannotResolveHost
         case CURLE_COULDNT_CONNECT:
             self = .cannotConnect
+        case CURLE_RECV_ERROR where message.hasPrefix("Too large response headers"):
+            // A head past the 300 KiB libcurl accepts: the response is too large, not the
+            // connection broken, and sending it again would get the same head.
+            self = .responseTooLarge
         case CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
             self = .connectionReset
         case CURLE_PARTIAL_FILE:

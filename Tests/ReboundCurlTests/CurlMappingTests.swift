@@ -63,6 +63,16 @@ import Testing
         #expect(code == .connectionReset)
     }
 
+    @Test func aHeadPastLibcurlsLimitIsResponseTooLargeNotAReset() {
+        let code = NetworkErrorCode(
+            curlCode: CURLE_RECV_ERROR,
+            message: "Too large response headers: 307452 > 307200",
+            bodyLimitExceeded: false,
+            connected: true
+        )
+        #expect(code == .responseTooLarge)
+    }
+
     @Test func aWriteErrorAfterTheBodyLimitIsResponseTooLarge() {
         #expect(
             NetworkErrorCode(curlCode: CURLE_WRITE_ERROR, bodyLimitExceeded: true, connected: true) == .responseTooLarge

@@ -104,6 +104,25 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aResponseHeadPastLibcurlsLimitFailsAndTheNextRequestIsServed() async throws {
+        // 400 fields of about 1 KiB: past the 300 KiB libcurl accepts in one head. The transfer
+        // fails as a response too large instead of growing without bound (not as a reset, which
+        // a retry policy could take for a passing failure), and the transport goes on.
+        let fields = (0..<400).map { ("X-Field-\($0)", String(repeating: "v", count: 1000)) }
+        let huge = LoopbackRoute("GET", "/huge-head") { _ in
+            .respond(status: 200, headers: fields, body: Array("ok".utf8))
+        }
+        try await withLoopback(routes: [huge]) { server, transport in
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/huge-head"))
+            }
+            #expect(error?.code == .responseTooLarge)
+            #expect(error?.context["curlError"]?.revealed.hasPrefix("Too large response headers") == true)
+            let next = try await transport.send(server.request("/hello"))
+            #expect(next.status == .ok)
+        }
+    }
+
     @Test(arguments: [HTTPRequest.Method.post, .put, .patch, .delete])
     func requestBodiesAndHeadersReachTheServer(method: HTTPRequest.Method) async throws {
         try await withLoopback { server, transport in
