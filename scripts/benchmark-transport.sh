@@ -27,8 +27,10 @@
 # Every run prints one JSON line (see Benchmarks/TransportBenchmark/Harness/BenchmarkReport.swift);
 # the script adds the round, the exit status, nginx's new connections and the share of the
 # machine's CPU time the hypervisor took away during the run ("steal" in /proc/stat, 0 on bare
-# metal: on a shared VM it is what makes a run untrustworthy). They are collected in $RESULTS, and a Markdown table per workload, of medians over the rounds and
-# ratios to the C client, is printed and saved beside it. The machine is noisy: compare the ratios
+# metal: on a shared VM it is what makes a run untrustworthy). They are collected in $RESULTS, and
+# scripts/benchmark-summary.py prints a Markdown table per workload (medians over the rounds of
+# requests/s, p50 and p99 latency, MB/s, peak memory, memory growth and CPU per request, each with
+# its ratio to the C client) and saves it beside them; it can be run again on a kept results file. The machine is noisy: compare the ratios
 # and the CPU per request, not absolute requests per second across runs.
 #
 # Exits non-zero if any run had a failed request or did not finish.
@@ -331,144 +333,7 @@ SUMMARY=${RESULTS%.jsonl}.md
     echo "# Transport benchmark$([[ $QUICK == 1 ]] && echo ' (QUICK smoke run: small N, not for conclusions)')"
     echo
     echo "$(date -u +%Y-%m-%dT%H:%MZ), $ROUNDS round(s), $(nproc) cores, $(curl-config --version 2>/dev/null || echo libcurl), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //') with $NGINX_WORKERS worker(s), $([[ ${#CLIENT_PIN[@]} -gt 0 ]] && echo "nginx on core $(($(nproc) - 1)), clients on core 0" || echo "not pinned"), $(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')"
-    python3 - "$RESULTS" "$CLIENTS" "$WORKLOADS" <<'PY'
-import json, statistics, sys
-
-results_path, clients, workloads = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
-runs = [json.loads(line) for line in open(results_path) if line.strip()]
-
-def good(run):
-    return run.get("exit") == 0 and run.get("failures") == 0 and run.get("requests", 0) > 0
-
-def median(values):
-    return statistics.median(values) if values else None
-
-def fmt(value, digits=0):
-    return "–" if value is None else f"{value:,.{digits}f}"
-
-def ratio_text(client, mine, reference, per_round):
-    if mine is None or not reference:
-        return "–"
-    if client == "c":
-        return "1.00"
-    text = f"{mine / reference:.2f}"
-    if len(per_round) > 1:
-        text += f" ({min(per_round):.2f}–{max(per_round):.2f})"
-    return text
-
-def connections_text(counts):
-    counts = [count for count in counts if count is not None]
-    if not counts:
-        return "–"
-    low, high = min(counts), max(counts)
-    return f"{low}" if low == high else f"{low}–{high}"
-
-steals = [run["steal"] for run in runs if run.get("steal") is not None]
-if steals:
-    print()
-    print(f"CPU time taken by the hypervisor (steal) during the runs: median {median(steals):.0%}, "
-          f"highest {max(steals):.0%}. Above a few per cent, ratios move with it; compare within a round.")
-
-# pipeline-ab reports in its own shape (below), not in the per-client tables.
-table_clients = [client for client in clients if client != "pipeline-ab"]
-for workload in workloads:
-    mine = [run for run in runs if run["workload"] == workload]
-    by_client = {client: [run for run in mine if run["client"] == client and good(run)] for client in table_clients}
-    c_by_round = {run["round"]: run for run in by_client.get("c", [])}
-    c_rps = median([run["rps"] for run in c_by_round.values()])
-    c_mbps = median([run["mbps"] for run in c_by_round.values()])
-    print()
-    print(f"## {workload}")
-    print()
-    print("| client | req/s | req/s ×C | p50 µs | p99 µs | MB/s | MB/s ×C | peak RSS MiB | RSS growth MiB | CPU µs/req "
-          "| connections | good runs |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for client in table_clients:
-        good_runs = by_client[client]
-        all_runs = [run for run in mine if run["client"] == client]
-        rps = median([run["rps"] for run in good_runs])
-        mbps = median([run["mbps"] for run in good_runs])
-        # Ratios to C within each round, whose spread shows how much the machine moved.
-        rps_ratios = [run["rps"] / c_by_round[run["round"]]["rps"] for run in good_runs if run["round"] in c_by_round]
-        mbps_ratios = [run["mbps"] / c_by_round[run["round"]]["mbps"] for run in good_runs if run["round"] in c_by_round]
-        print("| " + " | ".join([
-            client,
-            fmt(rps),
-            ratio_text(client, rps, c_rps, rps_ratios),
-            fmt(median([run["p50_us"] for run in good_runs]), 1),
-            fmt(median([run["p99_us"] for run in good_runs]), 1),
-            fmt(mbps, 1),
-            ratio_text(client, mbps, c_mbps, mbps_ratios),
-            fmt(median([run["peak_rss_kib"] / 1024 for run in good_runs]), 1),
-            fmt(median([(run["peak_rss_kib"] - run["start_rss_kib"]) / 1024 for run in good_runs]), 1),
-            fmt(median([run["cpu_seconds"] / run["requests"] * 1e6 for run in good_runs]), 1),
-            connections_text([run.get("connections") for run in good_runs]),
-            f"{len(good_runs)}/{len(all_runs)}",
-        ]) + " |")
-
-# The pipeline against the bare transport, round by round: the cost of Rebound's API layer.
-pairs = [("pipeline", "rebound"), ("pipeline", "rebound-auth"), ("pipeline-loop", "rebound-loop")]
-pairs = [(p, b) for p, b in pairs if p in clients and b in clients]
-if pairs:
-    print()
-    print("## pipeline against the bare transport")
-    print()
-    print("| workload | " + " | ".join(f"{p} / {b}" for p, b in pairs) + " |")
-    print("|---|" + "--:|" * len(pairs))
-    for workload in workloads:
-        cells = []
-        for p, b in pairs:
-            runs_p = {run["round"]: run for run in runs if run["workload"] == workload and run["client"] == p and good(run)}
-            runs_b = {run["round"]: run for run in runs if run["workload"] == workload and run["client"] == b and good(run)}
-            ratios = [runs_p[r]["rps"] / runs_b[r]["rps"] for r in runs_p if r in runs_b]
-            if not ratios:
-                cells.append("–")
-                continue
-            text = f"{median(ratios):.2f}"
-            if len(ratios) > 1:
-                text += f" ({min(ratios):.2f}–{max(ratios):.2f})"
-            cells.append(text)
-        print(f"| {workload} | " + " | ".join(cells) + " |")
-    print()
-    print("Median of the per-round ratios of requests per second, with their range in brackets.")
-
-# The same comparison in one process, over one transport, in interleaved slices (pipeline-ab).
-ab_runs = [run for run in runs if run["client"] == "pipeline-ab" and run.get("exit") == 0 and run.get("failures") == 0]
-if "pipeline-ab" in clients:
-    print()
-    print("## pipeline against rebound-auth, interleaved in one process (pipeline-ab)")
-    print()
-    print("| workload | pipeline / rebound-auth | rebound-auth req/s | pipeline req/s | rebound-auth CPU µs/req "
-          "| pipeline CPU µs/req | good runs |")
-    print("|---|--:|--:|--:|--:|--:|--:|")
-    for workload in workloads:
-        good_runs = [run for run in ab_runs if run["workload"] == workload]
-        all_runs = [run for run in runs if run["client"] == "pipeline-ab" and run["workload"] == workload]
-        ratios = [run["ratio"] for run in good_runs]
-        text = "–" if not ratios else f"{median(ratios):.2f}"
-        if len(ratios) > 1:
-            text += f" ({min(ratios):.2f}–{max(ratios):.2f})"
-        print("| " + " | ".join([
-            workload,
-            text,
-            fmt(median([run["bare_rps"] for run in good_runs])),
-            fmt(median([run["pipeline_rps"] for run in good_runs])),
-            fmt(median([run["bare_cpu_us"] for run in good_runs]), 1),
-            fmt(median([run["pipeline_cpu_us"] for run in good_runs]), 1),
-            f"{len(good_runs)}/{len(all_runs)}",
-        ]) + " |")
-    print()
-    print("Each run cuts the workload into 20 pairs of slices, in the order AB BA AB …, over one transport;")
-    print("its ratio is the median of the pairs' ratios of requests per second. The column gives the median")
-    print("of the runs' ratios, with their range over the rounds in brackets.")
-print()
-print("Medians over the good runs; ×C is the median over the C client's median, with the range of the")
-print("per-round ratios in brackets. MB/s counts response bodies (10^6 bytes); CPU is user + system time")
-print("of the whole client process during the measured phase, divided by the requests. RSS growth is the")
-print("peak less the peak when main began, before the client existed: it leaves out the runtime and the")
-print("libraries loaded, which for transport-benchmark include FoundationNetworking whichever client runs.")
-print("Connections are those nginx accepted during the run, warm-up included (the range over the rounds).")
-PY
+    python3 "$ROOT/scripts/benchmark-summary.py" "$RESULTS" "$CLIENTS" "$WORKLOADS"
 } >"$SUMMARY"
 cat "$SUMMARY"
 log "results: $RESULTS"

@@ -307,33 +307,42 @@ final class CurlMultiLoop: @unchecked Sendable {
 /// Callers waiting to be resumed with their transfers' outcomes, gathered during one turn.
 private struct ResumeBatch {
     typealias Continuation = UnsafeContinuation<CurlTransfer.Outcome, Never>
+    typealias Item = (continuation: Continuation, outcome: CurlTransfer.Outcome)
 
     /// What crosses to the task that resumes a batch: continuations may be resumed from any
-    /// thread, and each outcome is read only by its caller once resumed.
-    private struct Handover: @unchecked Sendable {
-        var items: [(Continuation, CurlTransfer.Outcome)]
+    /// thread, and each outcome is read only by its caller once resumed. A class, so that the
+    /// task owns the only reference to the items and can move them out rather than copy them
+    /// (a copy of an outcome goes through the runtime's generic tuple witnesses).
+    private final class Handover: @unchecked Sendable {
+        /// Touched by one thread at a time (the loop, then the resuming task), so without the
+        /// dynamic exclusivity check every `popLast` would otherwise pay.
+        @exclusivity(unchecked) var items: [Item]
+        init(_ items: [Item]) { self.items = items }
     }
 
-    private var items: [(Continuation, CurlTransfer.Outcome)] = []
+    private var items: [Item] = []
 
-    mutating func append(_ continuation: Continuation, _ outcome: CurlTransfer.Outcome) {
+    mutating func append(_ continuation: Continuation, _ outcome: consuming CurlTransfer.Outcome) {
         items.append((continuation, outcome))
     }
 
-    /// Resumes every caller gathered so far: one directly, several from one task.
+    /// Resumes every caller gathered so far: one directly, several from one task (in no
+    /// particular order: libcurl reports a turn's finished transfers in none either).
     mutating func resumeAll() {
         switch items.count {
         case 0:
             return
         case 1:
-            let (continuation, outcome) = items[0]
-            items.removeAll(keepingCapacity: true)
+            let (continuation, outcome) = items.removeLast()
             continuation.resume(returning: outcome)
         default:
-            let handover = Handover(items: items)
-            items.removeAll(keepingCapacity: true)
+            let handover = Handover(items)
+            items = []
+            items.reserveCapacity(handover.items.count)
             Task.detached {
-                for (continuation, outcome) in handover.items { continuation.resume(returning: outcome) }
+                while let (continuation, outcome) = handover.items.popLast() {
+                    continuation.resume(returning: outcome)
+                }
             }
         }
     }
