@@ -196,8 +196,14 @@ struct CurlTransportTests {
 
             // libcurl changes only its own copy of the URL and the method when it follows a
             // redirect (a POST answered with 302 goes on as a GET); the handle's options stay.
-            #expect(try await transport.send(server.request("/redirect?n=2")).status == .ok)
-            #expect(try await transport.send(server.request("/redirect?n=2")).status == .ok)
+            // The second request names the same URL, so the handle is not given it again: it must
+            // still start there, not where the first one's redirects ended.
+            let redirectsBefore = server.requests(to: "/redirect")
+            for round in 0..<2 {
+                let response = try await transport.send(server.request("/redirect?n=2"))
+                #expect(response.status == .ok && response.info.redirectCount == 2, "round \(round)")
+            }
+            #expect(server.requests(to: "/redirect") == redirectsBefore + 6)
             let redirected = try await transport.send(server.request(.post, "/post-to-echo"), body: Data("abc".utf8))
             #expect(try JSONDecoder().decode(Echo.self, from: redirected.body).method == "GET")
             let posted = try await echo(.post, Data("abcd".utf8))
