@@ -95,7 +95,7 @@ public final class CurlTransport: HTTPTransport {
         body: Data?,
         options: TransportOptions
     ) async throws(NetworkError) -> TransportResponse {
-        if RedirectFollower.mustFollow(request, options: options), case .follow(let max) = options.redirects {
+        if let max = RedirectFollower.limitIfFollowedHere(request, options: options) {
             return try await sendFollowingRedirects(request, body: body, options: options, max: max)
         }
         return try await perform(request, body: body, options: options)

@@ -13,14 +13,16 @@ import Rebound
 /// secrets when a hop leaves the origin. Requests without such a field are left to libcurl,
 /// which is faster.
 enum RedirectFollower {
-    /// Whether `request` needs the transport to follow its redirects itself.
-    static func mustFollow(_ request: HTTPRequest, options: TransportOptions) -> Bool {
-        guard case .follow = options.redirects, followsRedirects(request.method) else { return false }
+    /// How many redirects the transport follows itself for `request`, or `nil` when libcurl
+    /// follows them (or none are followed).
+    static func limitIfFollowedHere(_ request: HTTPRequest, options: TransportOptions) -> Int? {
+        guard case .follow(let max) = options.redirects, followsRedirects(request.method) else { return nil }
         // libcurl itself drops Authorization and Cookie on a redirect to another host, and nothing else.
-        return request.headerFields.contains { field in
+        let carriesOtherSecrets = request.headerFields.contains { field in
             field.name == .proxyAuthorization
                 || (field.indexingStrategy == .disallow && field.name != .authorization && field.name != .cookie)
         }
+        return carriesOtherSecrets ? max : nil
     }
 
     /// Whether redirects of `method` are followed at all. libcurl keeps a custom method on every
