@@ -113,10 +113,11 @@ final class CurlEasyHandle: @unchecked Sendable {
 
     /// Points the handle's next transfers at `url`, an absolute http or https URL.
     ///
-    /// libcurl reads the parsed URL (`CURLOPT_CURLU`) to connect and to write the request, and
-    /// the string (`CURLOPT_URL`) where it names the transfer's URL (`CURLINFO_EFFECTIVE_URL`, a
-    /// request sent again on a new connection), so both are set, and both only when the URL
-    /// changes. Parsed with no flags, the URL is held to the rules libcurl applies to the string
+    /// libcurl reads the parsed URL (`CURLOPT_CURLU`) to connect and to write the request (a
+    /// request sent again on a new connection included), and the string (`CURLOPT_URL`) only
+    /// where it names the transfer's URL (`CURLINFO_EFFECTIVE_URL`, a `Referer` on a redirect):
+    /// without the string, that name would stay the first URL the handle was given. Both are set,
+    /// and both only when the URL changes. Parsed with no flags, the URL is held to the rules libcurl applies to the string
     /// (the scheme it guesses or the protocols it refuses do not arise: the scheme is http or https).
     ///
     /// - Returns: `CURLUE_OK`, or why libcurl rejected the URL (then the handle's URL is unknown,

@@ -326,8 +326,8 @@ private struct ResumeBatch {
         items.append((continuation, outcome))
     }
 
-    /// Resumes every caller gathered so far: one directly, several from one task (in no
-    /// particular order: libcurl reports a turn's finished transfers in none either).
+    /// Resumes every caller gathered so far: one directly, several from one task, in the order
+    /// their transfers finished.
     mutating func resumeAll() {
         switch items.count {
         case 0:
@@ -340,6 +340,7 @@ private struct ResumeBatch {
             items = []
             items.reserveCapacity(handover.items.count)
             Task.detached {
+                handover.items.reverse()
                 while let (continuation, outcome) = handover.items.popLast() {
                     continuation.resume(returning: outcome)
                 }

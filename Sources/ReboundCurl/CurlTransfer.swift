@@ -376,7 +376,11 @@ final class CurlTransfer: @unchecked Sendable {
         )
         let reason: String
         switch errorCode {
-        case .responseTooLarge: reason = "The response body is larger than \(options.maxResponseBodySize) bytes."
+        case .responseTooLarge where bodyLimitExceeded || code == CURLE_FILESIZE_EXCEEDED:
+            reason = "The response body is larger than \(options.maxResponseBodySize) bytes."
+        case .responseTooLarge:
+            // libcurl's own limit on a response head (300 KiB), which no option changes.
+            reason = "The response head is larger than libcurl accepts (300 KiB)."
         case .insecureRedirect:
             reason = "A redirect to a protocol other than \(usesTLS ? "https" : "http or https") was refused."
         case .timeout: reason = "The request took longer than \(options.timeout)."

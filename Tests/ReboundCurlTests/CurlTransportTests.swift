@@ -117,6 +117,7 @@ struct CurlTransportTests {
                 try await transport.send(server.request("/huge-head"))
             }
             #expect(error?.code == .responseTooLarge)
+            #expect(error?.reason == "The response head is larger than libcurl accepts (300 KiB).")
             #expect(error?.context["curlError"]?.revealed.hasPrefix("Too large response headers") == true)
             let next = try await transport.send(server.request("/hello"))
             #expect(next.status == .ok)
@@ -348,6 +349,7 @@ struct CurlTransportTests {
                     try await transport.send(server.request(target), body: nil, options: options)
                 }
                 #expect(error?.code == .responseTooLarge)
+                #expect(error?.reason == "The response body is larger than 100000 bytes.", "\(target)")
             }
             let atTheLimit = try await transport.send(
                 server.request("/chunked-bytes?count=100000&chunk=4096"), body: nil, options: options)

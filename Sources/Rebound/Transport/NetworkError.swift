@@ -36,7 +36,8 @@ public enum NetworkErrorCode: Int, ErrorCode, CaseIterable {
     case tooManyRedirects = 11
     /// A redirect would have gone from `https` to `http`, or to a protocol other than HTTP, and was refused.
     case insecureRedirect = 12
-    /// The response body was larger than the allowed maximum; it was aborted, not buffered.
+    /// The response body was larger than the allowed maximum, or its head larger than the
+    /// transport accepts; it was aborted, not buffered.
     case responseTooLarge = 13
     /// The request was cancelled (its task was cancelled, or the transport shut down).
     case cancelled = 14
