@@ -29,6 +29,9 @@ extension NetworkErrorCode {
             // A head past the 300 KiB libcurl accepts: the response is too large, not the
             // connection broken, and sending it again would get the same head.
             self = .responseTooLarge
+        case CURLE_RECV_ERROR where message.hasPrefix("CONNECT response too large"):
+            // The proxy's answer to CONNECT passed libcurl's head limit: the proxy failed.
+            self = .proxyFailure
         case CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
             self = .connectionReset
         case CURLE_PARTIAL_FILE:

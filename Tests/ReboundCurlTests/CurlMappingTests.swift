@@ -73,6 +73,13 @@ import Testing
         #expect(code == .responseTooLarge)
     }
 
+    @Test func aProxysOversizedAnswerToConnectIsAProxyFailure() {
+        let code = NetworkErrorCode(
+            curlCode: CURLE_RECV_ERROR, message: "CONNECT response too large", bodyLimitExceeded: false,
+            connected: true)
+        #expect(code == .proxyFailure)
+    }
+
     @Test func aWriteErrorAfterTheBodyLimitIsResponseTooLarge() {
         #expect(
             NetworkErrorCode(curlCode: CURLE_WRITE_ERROR, bodyLimitExceeded: true, connected: true) == .responseTooLarge
