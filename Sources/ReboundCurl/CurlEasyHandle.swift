@@ -117,8 +117,9 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// request sent again on a new connection included), and the string (`CURLOPT_URL`) only
     /// where it names the transfer's URL (`CURLINFO_EFFECTIVE_URL`, a `Referer` on a redirect):
     /// without the string, that name would stay the first URL the handle was given. Both are set,
-    /// and both only when the URL changes. Parsed with no flags, the URL is held to the rules libcurl applies to the string
-    /// (the scheme it guesses or the protocols it refuses do not arise: the scheme is http or https).
+    /// and both only when the URL changes. Parsed with no flags, the URL is held to the rules
+    /// libcurl applies to the string (the scheme it guesses or the protocols it refuses do not
+    /// arise: the scheme is http or https).
     ///
     /// - Returns: `CURLUE_OK`, or why libcurl rejected the URL (then the handle's URL is unknown,
     ///   and must be set again before the next transfer).
@@ -208,7 +209,7 @@ private let countRequest: curl_prereq_callback = { handle, _, _, _, _ in
 struct ResponseHeadBuffer {
     private var base: UnsafeMutableRawPointer?
     private var capacity = 0
-    private(set) var count = 0
+    private var count = 0
 
     /// Room for a typical head (nginx: about 250 bytes; a CDN's: 1–2 KiB).
     private static let initialCapacity = 2048
