@@ -378,8 +378,10 @@ final class CurlTransfer: @unchecked Sendable {
         switch errorCode {
         case .responseTooLarge where bodyLimitExceeded || code == CURLE_FILESIZE_EXCEEDED:
             reason = "The response body is larger than \(options.maxResponseBodySize) bytes."
+        case .responseTooLarge where message.hasPrefix(NetworkErrorCode.http2HeadTooLargeMessage):
+            // libcurl's own limits on a response head, which no option changes.
+            reason = "The HTTP/2 response head is larger than libcurl accepts (128 KiB)."
         case .responseTooLarge:
-            // libcurl's own limit on a response head (300 KiB), which no option changes.
             reason = "The response head is larger than libcurl accepts (300 KiB)."
         case .insecureRedirect:
             reason = "A redirect to a protocol other than \(usesTLS ? "https" : "http or https") was refused."

@@ -29,6 +29,16 @@ extension NetworkErrorCode {
             // A head past the 300 KiB libcurl accepts: the response is too large, not the
             // connection broken, and sending it again would get the same head.
             self = .responseTooLarge
+        case CURLE_RECV_ERROR where message.hasPrefix(Self.http2HeadTooLargeMessage):
+            // libcurl 7.88 keeps at most 128 KiB of an HTTP/2 head; past it, its header callback
+            // fails nghttp2 with this code. Under Rebound's settings its other failures with the
+            // same code (out of memory, libcurl's own inconsistencies) are far rarer, and none is
+            // a passing failure of the connection either.
+            self = .responseTooLarge
+        case CURLE_RECV_ERROR where message.hasPrefix(Self.http2ReceiveFailureMessage):
+            // nghttp2 refused what the server sent on the HTTP/2 connection (a bad header block,
+            // a flood of frames): the server broke the protocol, the connection did not just drop.
+            self = .protocolError
         case CURLE_RECV_ERROR where message.hasPrefix("CONNECT response too large"):
             // The proxy's answer to CONNECT passed libcurl's head limit: the proxy failed.
             self = .proxyFailure
@@ -63,4 +73,11 @@ extension NetworkErrorCode {
             self = .other
         }
     }
+
+    /// How libcurl 7.88's error text begins when nghttp2 refused what the server sent.
+    static let http2ReceiveFailureMessage = "h2_process_pending_input: nghttp2_session_mem_recv() returned"
+
+    /// How it begins when the refusal came from libcurl's own callback
+    /// (`NGHTTP2_ERR_CALLBACK_FAILURE`), which is what a head past 128 KiB causes.
+    static let http2HeadTooLargeMessage = http2ReceiveFailureMessage + " -902:"
 }

@@ -73,6 +73,29 @@ import Testing
         #expect(code == .responseTooLarge)
     }
 
+    @Test func anHTTP2HeadPastLibcurlsLimitIsResponseTooLargeNotAReset() {
+        // libcurl 7.88 keeps at most 128 KiB of an HTTP/2 head; past it, its nghttp2 header
+        // callback fails and the transfer ends with this text.
+        let code = NetworkErrorCode(
+            curlCode: CURLE_RECV_ERROR,
+            message:
+                "h2_process_pending_input: nghttp2_session_mem_recv() returned -902:The user callback function failed",
+            bodyLimitExceeded: false,
+            connected: true
+        )
+        #expect(code == .responseTooLarge)
+    }
+
+    @Test(arguments: [
+        "h2_process_pending_input: nghttp2_session_mem_recv() returned -523:Invalid header block",
+        "h2_process_pending_input: nghttp2_session_mem_recv() returned -904:Flooding was detected in this HTTP/2 session, and it must be closed",
+    ])
+    func anHTTP2SessionThatCannotTakeTheServersFramesIsAProtocolError(message: String) {
+        let code = NetworkErrorCode(
+            curlCode: CURLE_RECV_ERROR, message: message, bodyLimitExceeded: false, connected: true)
+        #expect(code == .protocolError)
+    }
+
     @Test func aProxysOversizedAnswerToConnectIsAProxyFailure() {
         let code = NetworkErrorCode(
             curlCode: CURLE_RECV_ERROR, message: "CONNECT response too large", bodyLimitExceeded: false,

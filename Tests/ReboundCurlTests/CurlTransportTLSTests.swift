@@ -38,6 +38,28 @@ final class CurlTransportTLSTests {
         #expect(response.info.httpVersion == "1.1")
     }
 
+    @Test func anHTTP2HeadPastLibcurlsLimitIsResponseTooLargeWhileHTTP1TakesIt() async throws {
+        // About 160 KiB of fields: past the 128 KiB libcurl keeps of an HTTP/2 head, within the
+        // 300 KiB of an HTTP/1.1 one. Over HTTP/2 it must not come out as a reset, which a retry
+        // policy would send again for the same answer.
+        let error = await #expect(throws: NetworkError.self) { try await transport.send(request("/large-head")) }
+        #expect(error?.code == .responseTooLarge)
+        #expect(error?.reason == "The HTTP/2 response head is larger than libcurl accepts (128 KiB).")
+
+        var options = TransportOptions()
+        options.httpVersion = .http1
+        let response = try await transport.send(request("/large-head"), body: nil, options: options)
+        #expect(response.status == .ok)
+        #expect(response.info.httpVersion == "1.1")
+        let large = response.head.headerFields.filter { $0.name.rawName.hasPrefix("X-Large-") }
+        #expect(large.count == TLSServerFixture.largeHeadFieldCount)
+        #expect(large.allSatisfy { $0.value.utf8.count == TLSServerFixture.largeHeadFieldSize })
+
+        // The connection that failed is not reused in a broken state.
+        let next = try await transport.send(request("/hello"))
+        #expect(next.status == .ok)
+    }
+
     @Test func aRedirectFromHTTPSDownToHTTPIsNeverFollowed() async throws {
         let error = await #expect(throws: NetworkError.self) { try await transport.send(request("/to-plain")) }
         #expect(error?.code == .insecureRedirect)

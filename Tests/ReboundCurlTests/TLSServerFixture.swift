@@ -73,6 +73,10 @@ final class TLSServerFixture: @unchecked Sendable {
                     location = /hello { return 200 "hello over TLS"; }
                     location = /to-plain { return 302 http://127.0.0.1:\(plainPort)/hello; }
                     location = /to-tls { return 302 https://127.0.0.1:\(tlsPort)/hello; }
+                    location = /large-head {
+            \(Self.largeHeadFields)
+                        return 200 "a large head";
+                    }
                 }
                 server {
                     listen 127.0.0.1:\(plainPort);
@@ -109,6 +113,18 @@ final class TLSServerFixture: @unchecked Sendable {
         try Self.waitUntilListening(on: plainPort)
         try Self.waitUntilListening(on: goawayPort)
         try Self.waitUntilListening(on: sessionPort)
+    }
+
+    /// How many fields `/large-head` answers with, each of ``largeHeadFieldSize`` bytes of value:
+    /// about 160 KiB in all, past the 128 KiB libcurl 7.88 keeps of an HTTP/2 head and within the
+    /// 300 KiB it keeps of an HTTP/1.1 one.
+    static let largeHeadFieldCount = 40
+    static let largeHeadFieldSize = 4000
+
+    private static var largeHeadFields: String {
+        let value = String(repeating: "v", count: largeHeadFieldSize)
+        return (0..<largeHeadFieldCount).map { "add_header X-Large-\($0) \"\(value)\" always;" }
+            .joined(separator: "\n")
     }
 
     /// For each request to `sessionPort` so far, in order: `r` when its connection resumed an
