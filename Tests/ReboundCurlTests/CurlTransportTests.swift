@@ -357,6 +357,30 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func theLimitCountsTheDecodedBodyNotTheCompressedOne() async throws {
+        // 289 bytes of gzip that decode to 256 KiB of zeros: the limit must hold against what the
+        // body becomes, or a small compressed answer could fill any amount of memory.
+        let bomb = Data(
+            base64Encoded: "H4sIAAAAAAACA+3BMQEAAADCoPVP7W0HoA" + String(repeating: "A", count: 338)
+                + "3gAi6g7iAAAEAA==")!
+        let route = LoopbackRoute("GET", "/bomb") { _ in
+            .respond(status: 200, headers: [("Content-Encoding", "gzip")], body: Array(bomb))
+        }
+        try await withLoopback(routes: [route]) { server, transport in
+            let whole = try await transport.send(server.request("/bomb"))
+            #expect(whole.body.count == 256 * 1024)
+            #expect(whole.body.allSatisfy { $0 == 0 })
+
+            var options = TransportOptions()
+            options.maxResponseBodySize = 100_000
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/bomb"), body: nil, options: options)
+            }
+            #expect(error?.code == .responseTooLarge)
+            #expect(error?.reason == "The response body is larger than 100000 bytes.")
+        }
+    }
+
     @Test func theTotalTimeoutEndsASlowRequest() async throws {
         try await withLoopback { server, transport in
             // Warm the connection: on a reused connection libcurl reports no connect time at all.
