@@ -446,7 +446,16 @@ public final class APIDataManager: Sendable {
                 for (handler, name) in zip(handlers, handlerNames) {
                     let decision: RecoveryDecision
                     do {
-                        decision = try await handler.recover(from: failure)
+                        guard let decided = try await recover(from: failure, with: handler, deadline: deadline) else {
+                            history.append(record)
+                            logAttempt(call, record)
+                            return fail(
+                                RecoveryError(
+                                    .deadlineExceeded, cause: error,
+                                    reason: "The deadline passed while \(name) was recovering.")
+                            )
+                        }
+                        decision = decided
                     } catch {
                         history.append(record)
                         logAttempt(call, record)
@@ -494,6 +503,25 @@ public final class APIDataManager: Sendable {
         }
         // The loop returns on every path of its last attempt.
         fail(RecoveryError(.retriesExhausted))
+    }
+
+    /// A handler's decision, or `nil` when the deadline passed before the handler decided.
+    ///
+    /// On a real clock the handler is raced against the time left (`TimeLimit`): a refresh that
+    /// never answers or a captcha nobody solves ends the call at its deadline, while the shared
+    /// work goes on for whoever else waits for it. On another clock (a test clock) the handler
+    /// runs inline and the deadline is checked once it returns.
+    private func recover(
+        from failure: FailedAttempt,
+        with handler: any RecoverableErrorHandler,
+        deadline: Duration
+    ) async throws -> RecoveryDecision? {
+        guard clock.isReal else { return try await handler.recover(from: failure) }
+        let left = deadline - clock.now()
+        guard left > .zero else { return nil }
+        return try await TimeLimit.run(limit: left, sleep: clock.sleep) {
+            try await handler.recover(from: failure)
+        }
     }
 
     /// The caller's API error for a failed call, counted, logged and recorded on the span.

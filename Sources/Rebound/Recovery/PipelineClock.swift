@@ -7,14 +7,23 @@ struct PipelineClock: Sendable {
     let now: @Sendable () -> Duration
     /// Sleeps for a duration; throws `CancellationError` when the task is cancelled.
     let sleep: @Sendable (Duration) async throws -> Void
+    /// Whether the clock is a real one (`ContinuousClock`, `SuspendingClock`), whose sleeps can
+    /// bound a handler's time as they pass. A clock of the app's own, such as a test clock whose
+    /// sleeps return at once and move its time, is read only after a handler returns.
+    let isReal: Bool
 
     init(_ clock: any Clock<Duration>) {
         self = Self.open(clock)
     }
 
-    private init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    private init(
+        now: @escaping @Sendable () -> Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void,
+        isReal: Bool
+    ) {
         self.now = now
         self.sleep = sleep
+        self.isReal = isReal
     }
 
     private static func open<C: Clock<Duration>>(_ clock: C) -> PipelineClock {
@@ -24,13 +33,15 @@ struct PipelineClock: Sendable {
             let start = ContinuousClock.now
             return PipelineClock(
                 now: { start.duration(to: .now) },
-                sleep: { try await continuous.sleep(for: $0) }
+                sleep: { try await continuous.sleep(for: $0) },
+                isReal: true
             )
         }
         let start = clock.now
         return PipelineClock(
             now: { start.duration(to: clock.now) },
-            sleep: { try await clock.sleep(for: $0) }
+            sleep: { try await clock.sleep(for: $0) },
+            isReal: clock is SuspendingClock
         )
     }
 }

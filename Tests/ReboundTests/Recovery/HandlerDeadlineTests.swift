@@ -1,0 +1,137 @@
+import Foundation
+import HTTPTypes
+import Rebound
+import ReboundTesting
+import Testing
+
+/// The deadline bounds the time handlers take to recover, on the real clock: a refresh that never
+/// answers or a captcha nobody solves ends the call at its deadline. (With a test clock the
+/// deadline is checked when a handler returns; APIDataManagerTests cover that.)
+@Suite(.timeLimit(.minutes(1))) struct HandlerDeadlineTests {
+    /// A deadline short enough to keep the tests quick, long enough for an attempt over the
+    /// scripted transport on a busy machine.
+    static let deadline = Duration.milliseconds(300)
+
+    /// Opens a gate after ten seconds, so that a pipeline that waits for a stuck handler fails
+    /// these tests (the calls come back only once it has fired) instead of hanging them.
+    final class Watchdog: Sendable {
+        private let didFire = Locked(false)
+        private let task: Task<Void, Never>
+
+        init(_ gate: Gate) {
+            let didFire = self.didFire
+            task = Task {
+                guard (try? await Task.sleep(for: .seconds(10))) != nil else { return }
+                didFire.withLock { $0 = true }
+                gate.open()
+            }
+        }
+
+        var fired: Bool { didFire.withLock { $0 } }
+
+        deinit { task.cancel() }
+    }
+
+    static func manager(_ transport: ScriptedTransport, handlers: [any RecoverableErrorHandler]) throws
+        -> APIDataManager
+    {
+        try APIDataManager(
+            baseURL: "https://api.example.com/v1",
+            transport: transport,
+            handlers: handlers,
+            limits: RequestLimits(deadline: deadline),
+            clock: ContinuousClock()
+        )
+    }
+
+    @Test func aHandlerThatIgnoresCancellationIsLeftBehindAtTheDeadline() async throws {
+        let gate = Gate()
+        let watchdog = Watchdog(gate)
+        let stuck = StuckHandler(gate: gate)
+        let transport = ScriptedTransport([.status(.unauthorized), .tasks])
+        let api = try Self.manager(transport, handlers: [stuck])
+
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE2-HT401")
+        #expect(error?.chain.full.contains("RecoveryError.deadlineExceeded") == true)
+        #expect(transport.requests.count == 1)
+        #expect(!watchdog.fired, "the call waited for the stuck handler")
+        #expect(stuck.wasCancelled)
+        gate.open()
+    }
+
+    @Test func callersOfASharedRefreshLeaveAtTheirDeadlineAndTheRefreshGoesOn() async throws {
+        let gate = Gate()
+        let watchdog = Watchdog(gate)
+        let store = InMemoryCredentialStore(Credential(accessToken: "expired-access"))
+        let auth = AuthRefreshHandler(store: store, refresher: GatedRefresher(gate: gate))
+        let transport = ScriptedTransport([.status(.unauthorized), .status(.unauthorized), .tasks])
+        let api = try Self.manager(transport, handlers: [auth])
+
+        @Sendable func failure() async -> String? {
+            do {
+                _ = try await api.send(SampleEndpoints.listTasks)
+                return nil
+            } catch {
+                return error.chain.short
+            }
+        }
+        async let first = failure()
+        async let second = failure()
+        #expect(await [first, second] == ["AP8-RE2-HT401", "AP8-RE2-HT401"])
+        #expect(!watchdog.fired, "the callers waited for the refresh")
+
+        // The refresh was not cancelled with its callers: once it answers, its credential is kept
+        // and the next call sends it.
+        gate.open()
+        var replaced = false
+        for _ in 0..<500 where !replaced {
+            replaced = await store.current()?.accessToken == "fresh-access"
+            if !replaced { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(replaced)
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(transport.requests.last?.request.headerFields[.authorization] == "Bearer fresh-access")
+    }
+
+    @Test func aHandlerThatDecidesInTimeIsFollowed() async throws {
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let api = try Self.manager(transport, handlers: [RetryingHandler()])
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(transport.requests.count == 2)
+    }
+}
+
+/// Waits for its gate whether cancelled or not, as a handler that never checks might.
+private final class StuckHandler: RecoverableErrorHandler {
+    private let gate: Gate
+    private let cancelled = Locked(false)
+
+    init(gate: Gate) { self.gate = gate }
+
+    var wasCancelled: Bool { cancelled.withLock { $0 } }
+
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
+        await withTaskCancellationHandler {
+            await gate.wait()
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+        }
+        return .retryNow
+    }
+}
+
+/// Answers with a fresh credential once its gate opens.
+private struct GatedRefresher: CredentialRefresher {
+    let gate: Gate
+
+    func refresh(_ expired: Credential?) async throws -> Credential {
+        await gate.wait()
+        return Credential(accessToken: "fresh-access")
+    }
+}
+
+/// Retries every failure at once.
+private struct RetryingHandler: RecoverableErrorHandler {
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .retryNow }
+}
