@@ -274,7 +274,7 @@ struct ReboundCLITests {
         (["fetch", "not a url"], "is not a URL"),
         (["fetch", "http:///path"], "has no host"),
         (["fetch", "http://user:secret@example.com/"], "carries credentials"),
-        (["fetch", "-H", "NoColon", "http://127.0.0.1:1/"], "Invalid header 'NoColon'"),
+        (["fetch", "-H", "NoColon", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
         (["fetch", "-H", "Bad Name: x", "http://127.0.0.1:1/"], "not a valid field name"),
         (["fetch", "-X", "GE T", "http://127.0.0.1:1/"], "not a valid method"),
         (["fetch", "--max-attempts", "0", "http://127.0.0.1:1/"], "--max-attempts"),
@@ -295,6 +295,48 @@ struct ReboundCLITests {
 
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
+        #expect(result.stderrText.contains(explanation), "stderr:\n\(result.stderrText)")
+    }
+
+    /// A malformed argument may hold a secret (a token typed without its colon, a password in the
+    /// URL) and control characters that would rewrite the terminal: the error names the header or
+    /// its position, never its value, hides the URL's user information and escapes control
+    /// characters, and still exits with 64.
+    @Test(arguments: [
+        (["fetch", "-H", "Authorization Bearer SECRET123", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
+        (
+            ["fetch", "-H", "Accept: text/plain", "-H", "Authorization Bearer SECRET123: x", "http://127.0.0.1:1/"],
+            "Invalid header in the 2nd -H"
+        ),
+        (
+            ["fetch", "-H", "Authorization: Bearer SECRET123\u{01}", "http://127.0.0.1:1/"],
+            "Invalid header 'Authorization'"
+        ),
+        (
+            ["fetch", "-H", "Authorization: Bearer SECRET123\r\nX-Injected: 1", "http://127.0.0.1:1/"],
+            "Invalid header 'Authorization'"
+        ),
+        (["fetch", "http://u:SECRETPW@127.0.0.1:1/"], "'http://***@127.0.0.1:1/' carries credentials"),
+        (["fetch", "ftp://u:SECRETPW@x/"], "'ftp://***@x/' is a ftp URL"),
+        (["fetch", "u:SECRETPW@example.com/"], "'***@example.com/'"),
+        (["fetch", "http://u:SECRET/PW@example.com/"], "'http://***@example.com/' is not a URL"),
+        (["fetch", "http://u:SECRET#PW@127.0.0.1:1/"], "'http://***@127.0.0.1:1/' is not a URL"),
+        (["fetch", "-H", "X-\u{1B}[2JSECRET: v", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
+        (
+            ["fetch", "http://127.0.0.1:1/\u{1B}[2J\r\nok"],
+            "'http://127.0.0.1:1/\\u{1B}[2J\\u{D}\\u{A}ok' holds control characters"
+        ),
+    ])
+    func invalidArgumentsNeverEchoASecretOrAControlCharacter(arguments: [String], explanation: String) async throws {
+        let result = try await Self.rebound(arguments)
+
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(!result.stderrText.contains("SECRET"), "stderr:\n\(result.stderrText)")
+        let controls = result.stderrText.unicodeScalars.filter {
+            $0 != "\n" && $0.properties.generalCategory == .control
+        }
+        #expect(controls.isEmpty, "stderr:\n\(result.stderrText.debugDescription)")
         #expect(result.stderrText.contains(explanation), "stderr:\n\(result.stderrText)")
     }
 
