@@ -25,7 +25,8 @@ struct FetchCommand: AsyncParsableCommand {
             connections), waiting with exponential backoff and jitter, or as long as the server's \
             Retry-After asks (up to 60 s). Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE, \
             TRACE) are retried, or a request with an Idempotency-Key. A retry budget of 10 tokens \
-            stops retries after 4 failures in a row, however high --max-attempts is.
+            allows at most 4 retries in a row, however high --max-attempts is: a fifth retryable \
+            failure ends the request (RE4).
 
             The body of a successful response goes to stdout as it is; a line per attempt (status or \
             error chain, the wait before it, the handler that retried it) and, on failure, what a \

@@ -423,6 +423,19 @@ struct ReboundCLITests {
         }
     }
 
+    /// The help states the retry budget's limit as docs/cli.md does: 4 retries in a row, so the
+    /// fifth retryable failure ends the request (not "4 failures").
+    @Test func fetchHelpStatesTheRetryBudgetsLimitAsTheDocsDo() async throws {
+        let result = try await Self.rebound(["fetch", "--help"])
+
+        #expect(result.status == 0)
+        // The help is wrapped to the terminal's width: compare it as one line.
+        let help = result.stdoutText.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(help.contains("allows at most 4 retries in a row"), "help:\n\(result.stdoutText)")
+        #expect(help.contains("a fifth retryable failure ends the request"), "help:\n\(result.stdoutText)")
+        #expect(!help.contains("after 4 failures"), "help:\n\(result.stdoutText)")
+    }
+
     // MARK: - Support
 
     /// Quick waits, so that tests of retries take milliseconds.
