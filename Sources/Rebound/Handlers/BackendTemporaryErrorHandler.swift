@@ -16,7 +16,9 @@ public import HTTPTypes
 ///
 /// A ``RetryBudget`` shared by all requests of the client stops retries when most attempts fail,
 /// so that a struggling backend is not buried under retries; a retry it refuses ends the request
-/// with ``RecoveryErrorCode/retryBudgetExhausted``.
+/// with ``RecoveryErrorCode/retryBudgetExhausted``. Every successful attempt earns the budget a
+/// fraction of a token and every retryable failure costs one; a failure this handler does not
+/// retry (a 404, a 401, a captcha) leaves the budget as it is.
 ///
 /// Time and randomness are injected: the current date (for HTTP-date `Retry-After`) and the
 /// random generator (for jitter and keys). With ``SeededRandom`` the schedule is
@@ -88,11 +90,10 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     }
 
     public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
-        guard isTransient(failure) else {
-            // The server answered, just not with something a retry fixes: no sign of overload.
-            if failure.response != nil { budget.recordSuccess() }
-            return .cannotHandle
-        }
+        // An answer no retry fixes (a 404, a 401, a captcha) is neither a success nor a retryable
+        // failure: the budget is not told, or such answers would earn retries for other requests
+        // and break the bound `RetryBudget` promises against a backend that is down.
+        guard isTransient(failure) else { return .cannotHandle }
         guard Self.mayRetry(failure.request) else { return .cannotHandle }
         guard budget.recordFailure() else {
             throw RecoveryError(
