@@ -286,6 +286,8 @@ struct ReboundCLITests {
         (["fetch", "--jitter", "wobbly", "http://127.0.0.1:1/"], "wobbly"),
         (["fetch", "--seed", "-3", "http://127.0.0.1:1/"], "seed"),
         (["fetch", "-d", "@/nonexistent/body.json", "http://127.0.0.1:1/"], "Cannot read the request body"),
+        (["fetch", "-d", "@/tmp", "http://127.0.0.1:1/"], "Cannot read the request body"),
+        (["fetch", "-d", "@/dev/zero", "http://127.0.0.1:1/"], "larger than 64 MiB"),
         (["simulate", "--samples", "0"], "--samples"),
         (["simulate", "--samples", "10001"], "--samples"),
         (["simulate", "--max-attempts", "101"], "--max-attempts"),
