@@ -113,6 +113,53 @@ struct ReportCommandTests {
             (comparison["growingChains"] as? [[String: Any]])?.map { $0["chain"] as? String } == ["US14-LO43-AP7-NE2"])
     }
 
+    @Test func countsTooLargeForIntAreSummedWithoutCrashingAndNegativeOnesAreSkipped() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rebound-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func file(_ name: String, _ lines: [String]) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        // One line of Int.max, two that add up past it, a rate of 1e17 against a baseline of 1,
+        // and a negative count, which no reporter writes.
+        let maximum = try file("maximum.jsonl", [Self.line("AP7-HT503", occurrences: .max, session: 1)])
+        let halves = try file(
+            "halves.jsonl",
+            [
+                Self.line("AP7-HT503", occurrences: 4_611_686_018_427_387_904, session: 1),
+                Self.line("AP7-HT503", kind: "repeats", occurrences: 4_611_686_018_427_387_904, session: 1),
+            ])
+        let baseline = try file("baseline.jsonl", [Self.line("AP7-HT503", session: 2, day: 1)])
+        let growing = try file(
+            "growing.jsonl", [Self.line("AP7-HT503", occurrences: 100_000_000_000_000_000, session: 1)])
+        let negative = try file(
+            "negative.jsonl",
+            [Self.line("AP7-HT503", session: 1), Self.line("AP7-HT503", kind: "repeats", occurrences: -5, session: 1)])
+
+        let text = try await ExecutableRunner.run("rebound", ["report", maximum])
+        #expect(text.status == 0, "stderr: \(text.stderrText)")
+        #expect(text.stdoutText.contains("9223372036854775807 occurrences of 1 chains in 1 sessions"))
+
+        let json = try await ExecutableRunner.run("rebound", ["report", "--json", halves])
+        #expect(json.status == 0, "stderr: \(json.stderrText)")
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        let totals = (object["analysis"] as? [String: Any])?["totals"] as? [String: Any]
+        #expect(totals?["occurrences"] as? Int == .max)
+
+        let rate = try await ExecutableRunner.run("rebound", ["report", growing, "--baseline", baseline])
+        #expect(rate.status == 0, "stderr: \(rate.stderrText)")
+        #expect(
+            rate.stdoutText.contains("AP7-HT503  1.00 → 1e+17 per session (×1e+17, 100000000000000000 occurrences)"))
+
+        let skipped = try await ExecutableRunner.run("rebound", ["report", negative])
+        #expect(skipped.status == 0, "stderr: \(skipped.stderrText)")
+        #expect(skipped.stdoutText.contains("1 occurrences of 1 chains in 1 sessions (1 reports)"))
+        #expect(skipped.stderrText.contains("skipped 1 line(s) that are not reports: \(negative):2"))
+    }
+
     @Test func anUnreadableFileExitsWith66AndSaysWhich() async throws {
         let missing = "/nonexistent/\(UUID().uuidString).jsonl"
         let result = try await ExecutableRunner.run("rebound", ["report", missing])

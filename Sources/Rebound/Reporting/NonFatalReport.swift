@@ -64,7 +64,8 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
     public var build: BuildIdentity
     /// The session that recorded it.
     public var session: UUID
-    /// How many occurrences this report stands for.
+    /// How many occurrences this report stands for: at least 1, or for a ``Kind/drops`` report
+    /// at least 0 (it may only count sink failures). Decoding refuses a report with fewer.
     public var occurrences: Int
     /// The report's number within its session, from 1, in the order the reporter made them.
     public var sequence: Int
@@ -124,6 +125,15 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
         build = try container.decode(BuildIdentity.self, forKey: .build)
         session = try container.decode(UUID.self, forKey: .session)
         occurrences = try container.decode(Int.self, forKey: .occurrences)
+        // No reporter writes fewer; from a file, fewer is damage, and would subtract from the sums.
+        let fewest = kind == .drops ? 0 : 1
+        guard occurrences >= fewest else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .occurrences, in: container,
+                debugDescription:
+                    "A \(kind.rawValue) report stands for at least \(fewest) occurrences, not \(occurrences)."
+            )
+        }
         sequence = try container.decodeIfPresent(Int.self, forKey: .sequence) ?? 0
     }
 

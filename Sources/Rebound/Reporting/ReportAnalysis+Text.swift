@@ -13,6 +13,8 @@ extension ReportAnalysis {
     /// ```
     ///
     /// Bars are scaled to the longest in their section; any non-zero count gets at least one block.
+    /// Rates have two decimals up to 10¹³; larger ones are shown as Swift prints a `Double`, such
+    /// as `1e+17`.
     ///
     /// - Parameter barWidth: The length of the longest bar, in characters.
     /// - Returns: The text, ending with a newline.
@@ -95,11 +97,18 @@ extension ReportAnalysis {
         -> [String]
     {
         guard !rows.isEmpty else { return ["  (none)"] }
+        let barWidth = max(0, barWidth)
         let labelWidth = rows.map(\.label.count).max() ?? 0
         let maximum = rows.map(\.value).max() ?? 0
         var lines: [String] = []
         for (index, row) in rows.enumerated() {
-            let length = maximum > 0 ? max(row.value > 0 ? 1 : 0, row.value * barWidth / maximum) : 0
+            var length = 0
+            if maximum > 0, row.value > 0 {
+                // value × width ÷ maximum, the product in full width so that no count overflows it;
+                // the quotient is at most `barWidth`, since no value passes the maximum.
+                let scaled = maximum.dividingFullWidth(row.value.multipliedFullWidth(by: barWidth)).quotient
+                length = max(1, scaled)
+            }
             let bar = String(repeating: "█", count: length) + String(repeating: " ", count: barWidth - length)
             lines.append("  " + Self.padded(row.label, labelWidth) + "  " + bar + "  " + row.note)
             if let details, index < details.count, !details[index].isEmpty {
@@ -124,7 +133,12 @@ extension ReportAnalysis {
     }
 
     /// Two decimals, without Foundation's locale-dependent formatting.
+    ///
+    /// Past 10¹³ a `Double` no longer holds every hundredth, and past about 9.2 × 10¹⁶ the
+    /// hundredths no longer fit an `Int`: a larger value, or one that is not finite, is shown as
+    /// Swift prints it.
     private static func rate(_ value: Double) -> String {
+        guard value.isFinite, value.magnitude < 1e13 else { return "\(value)" }
         let hundredths = Int((value * 100).rounded())
         let fraction = hundredths % 100
         return "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction)"

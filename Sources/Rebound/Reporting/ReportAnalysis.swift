@@ -17,6 +17,9 @@ import Foundation
 /// - **Dropped**: the occurrences that reporters dropped (their ``NonFatalReport/Kind/drops``
 ///   reports), which are in no chain's count.
 ///
+/// Counts come from files and may be anything a line says: every sum stops at `Int.max` instead
+/// of overflowing.
+///
 /// Against a baseline (reports from an earlier period or earlier builds):
 ///
 /// - **New**: the chain has no report in the baseline at all.
@@ -222,13 +225,14 @@ private struct Tally {
         for report in reports {
             allSessions.insert(report.session)
             guard report.kind != .drops else {
-                dropped += report.occurrences
+                dropped = dropped.addingSaturated(report.occurrences)
                 continue
             }
-            occurrences[report.chain, default: 0] += report.occurrences
+            occurrences[report.chain] = occurrences[report.chain, default: 0].addingSaturated(report.occurrences)
             sessions[report.chain, default: []].insert(report.session)
             if fullChains[report.chain] == nil { fullChains[report.chain] = report.fullChain }
-            buildOccurrences[report.build, default: 0] += report.occurrences
+            buildOccurrences[report.build] = buildOccurrences[report.build, default: 0].addingSaturated(
+                report.occurrences)
             buildSessions[report.build, default: []].insert(report.session)
             chainsByBuild[report.build, default: []].insert(report.chain)
             if lastSeenBuild[report.chain].map({ report.time >= $0.time }) ?? true {
@@ -241,7 +245,7 @@ private struct Tally {
         }
         totals = ReportAnalysis.Totals(
             reports: reports.count,
-            occurrences: occurrences.values.reduce(0, +),
+            occurrences: occurrences.values.reduce(0) { $0.addingSaturated($1) },
             sessions: allSessions.count,
             chains: occurrences.count,
             droppedOccurrences: dropped
@@ -269,5 +273,14 @@ private struct Tally {
             )
         }
         .sorted { ($0.occurrences, $1.build.description) > ($1.occurrences, $0.build.description) }
+    }
+}
+
+extension Int {
+    /// `self + other`, or the bound it overflows past: `Int.max` (or `Int.min`).
+    fileprivate func addingSaturated(_ other: Int) -> Int {
+        let (sum, overflow) = addingReportingOverflow(other)
+        guard overflow else { return sum }
+        return other > 0 ? .max : .min
     }
 }

@@ -104,6 +104,23 @@ import Testing
         #expect(error.reason == "No such file or directory")
     }
 
+    @Test func aReportStandingForFewerOccurrencesThanItsKindCanIsAnInvalidLine() throws {
+        func line(_ kind: NonFatalReport.Kind, _ occurrences: Int) throws -> Data {
+            var report = ReportSinkTests.report(chain: ReportingFixture.error(1).chain)
+            report.kind = kind
+            report.occurrences = occurrences
+            return try report.jsonLine() + Data("\n".utf8)
+        }
+        // A drops report of sink failures alone stands for 0 occurrences; nothing stands for fewer,
+        // and an occurrence or a repeat summary stands for at least one.
+        let data =
+            try line(.occurrence, 1) + line(.repeats, 5) + line(.drops, 0)
+            + line(.occurrence, 0) + line(.repeats, -5) + line(.drops, -1) + line(.occurrence, .min)
+        let contents = JSONLinesReportReader().read(data, path: "a.jsonl")
+        #expect(contents.reports.map(\.occurrences) == [1, 5, 0])
+        #expect(contents.invalidLines.map(\.line) == [4, 5, 6, 7])
+    }
+
     @Test func aDirectoryOrAFileOverTheLimitIsNotRead() throws {
         let directory = FileManager.default.temporaryDirectory.path
         let error = try #require(throws: ReportingError.self) { try JSONLinesReportReader().read(paths: [directory]) }

@@ -115,6 +115,32 @@ import Testing
         #expect(text.contains("Dropped by the reporters (caps, full queues): 4 occurrences"))
     }
 
+    @Test func countsPastIntMaxSaturateAndStillRenderInsteadOfTrapping() throws {
+        // Report files are input: a line may carry any count JSON can hold. Two of Int.max, a build
+        // and a drops total past it, and a growth of about 4.6e18 must neither trap nor wrap around.
+        let drops = NonFatalReport(
+            kind: .drops, error: ErrorChain(links: []), file: "", line: 0, function: "", time: ReportingFixture.time,
+            build: Self.v3, session: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, occurrences: .max)
+        let reports = [
+            Self.report(1, occurrences: .max, session: 1),
+            Self.report(1, occurrences: .max, kind: .repeats, session: 1),
+            Self.report(2, occurrences: .max, session: 2),
+            drops, drops,
+        ]
+        let analysis = ReportAnalysis(reports: reports, baseline: [Self.report(1, session: 11)])
+        #expect(analysis.totals.occurrences == .max)
+        #expect(analysis.totals.droppedOccurrences == .max)
+        #expect(analysis.topByOccurrences.map(\.occurrences) == [.max, .max])
+        #expect(analysis.builds.map(\.occurrences) == [.max])
+        let growing = try #require(analysis.comparison?.growingChains.first)
+        #expect(growing.growth > 1e18)
+
+        let text = analysis.renderedText(barWidth: 10)
+        #expect(text.contains("9223372036854775807 occurrences of 2 chains in 2 sessions (5 reports)"))
+        #expect(text.contains("  LO43-PR1-NE2  ██████████  9223372036854775807 in 1 session"))
+        #expect(text.contains("1.00 → 4.611686018427388e+18 per session (×4.611686018427388e+18"))
+    }
+
     @Test func theAnalysisEncodesAsJSONAndBack() throws {
         let analysis = ReportAnalysis(reports: Self.current, baseline: [Self.report(1, session: 11)])
         let data = try JSONEncoder().encode(analysis)
