@@ -81,8 +81,29 @@ enum ExecutableRunner {
         input: Data? = nil,
         timeLimit: Duration = .seconds(60)
     ) async throws -> Result {
+        try await run(
+            executableURL: try executable(name), arguments, environment: environment, input: input,
+            timeLimit: timeLimit)
+    }
+
+    /// Runs the executable at `executableURL` (a shell, to test what a shell hands the products)
+    /// as ``run(_:_:environment:input:timeLimit:)`` runs a product.
+    ///
+    /// - Parameters:
+    ///   - executableURL: The executable, such as `/bin/bash`.
+    ///   - arguments: Its arguments.
+    ///   - environment: Variables to set in the child, over the inherited ones.
+    ///   - input: What the child reads on stdin.
+    ///   - timeLimit: How long the child may run before it is killed.
+    static func run(
+        executableURL: URL,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        input: Data? = nil,
+        timeLimit: Duration = .seconds(60)
+    ) async throws -> Result {
         let process = Process()
-        process.executableURL = try executable(name)
+        process.executableURL = executableURL
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment
             .filter { !$0.key.lowercased().hasSuffix("_proxy") }

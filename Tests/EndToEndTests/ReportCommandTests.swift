@@ -168,6 +168,32 @@ struct ReportCommandTests {
         #expect(result.stderrText.contains("error: cannot read \(missing): No such file or directory [RP5-PX2]"))
     }
 
+    @Test func aPipeWithoutAWriterIsAnEmptyInputNotAHang() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "rebound-report-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pipe = directory.appendingPathComponent("reports.fifo").path
+        try #require(mkfifo(pipe, 0o600) == 0)
+
+        let result = try await ExecutableRunner.run("rebound", ["report", pipe], timeLimit: .seconds(20))
+        #expect(!result.timedOut)
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        #expect(result.stdoutText.hasPrefix("0 occurrences of 0 chains in 0 sessions (0 reports)"))
+    }
+
+    @Test func processSubstitutionIsRead() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        // `<(cat file)` hands the tool /dev/fd/63, the read end of a pipe that cat writes.
+        let result = try await ExecutableRunner.run(
+            executableURL: URL(fileURLWithPath: "/bin/bash"),
+            ["-c", #"exec "$0" report <(cat "$1")"#, try ExecutableRunner.executable("rebound").path, files.current],
+            timeLimit: .seconds(20))
+        #expect(result.status == 0, "stderr: \(result.stderrText)")
+        #expect(result.stdoutText.contains("24 occurrences of 3 chains in 3 sessions (6 reports)"))
+    }
+
     @Test func invalidArgumentsExitWith64() async throws {
         let result = try await ExecutableRunner.run("rebound", ["report", "--top", "0", "a.jsonl"])
         #expect(result.status == 64)

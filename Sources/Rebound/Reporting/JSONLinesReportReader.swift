@@ -60,8 +60,9 @@ public struct JSONLinesReportReader: Sendable {
     /// - Parameter paths: The files.
     /// - Returns: Their reports and their invalid lines.
     /// - Throws: ``ReportingErrorCode/cannotReadFile`` for the first file that cannot be read
-    ///   (its cause a `POSIXError`, such as `ENOENT`, and its reason the system's words for it) or
-    ///   that is larger than ``maximumFileSize``.
+    ///   (its cause a `POSIXError`, such as `ENOENT`, and its reason the system's words for it),
+    ///   that is larger than ``maximumFileSize``, or that is neither a regular file nor a pipe
+    ///   (a device, a socket). A pipe is read to its end; one that nothing writes to is empty.
     public func read(paths: [String]) throws(ReportingError) -> Contents {
         var contents = Contents()
         for path in paths {
@@ -106,12 +107,31 @@ public struct JSONLinesReportReader: Sendable {
                 context: ["path": "\(path)"]
             )
         }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Opening a pipe for reading waits until something opens it for writing, which may be
+        // never: open without waiting, and decide by the file's type what to read.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure(errno) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw failure(errno) }
-        guard (info.st_mode & S_IFMT) != S_IFDIR else { throw failure(EISDIR) }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            break
+        case S_IFIFO:
+            // A pipe (`<(cat f)` hands one over) is read to its end; reads wait for a writer that
+            // is still writing, and a pipe that no one writes to reads as empty at once.
+            let flags = fcntl(descriptor, F_GETFL)
+            guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw failure(errno) }
+        case S_IFDIR:
+            throw failure(EISDIR)
+        default:
+            // A device or a socket has no end to read to (`/dev/zero`), or waits on a terminal.
+            throw ReportingError(
+                .cannotReadFile,
+                reason: "Not a regular file or a pipe.",
+                context: ["path": "\(path)"]
+            )
+        }
         func tooLarge() -> ReportingError {
             ReportingError(
                 .cannotReadFile,

@@ -138,6 +138,37 @@ import Testing
         #expect(tooLarge.context["maximumFileSize"]?.revealed == "\(line.count)")
     }
 
+    @Test func aPipeWithoutAWriterReadsAsEmptyAndADeviceIsRefused() async throws {
+        let directory = try ReportingFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("reports.fifo").path
+        try #require(mkfifo(path, 0o600) == 0)
+
+        // Opening a pipe for reading waits for a writer unless the reader asks not to. The read
+        // runs on a thread of its own, so that a reader that hangs fails the test instead of
+        // hanging it: the test then frees it by opening the pipe for writing.
+        let outcome = Locked<Result<Int, ReportingError>?>(nil)
+        Thread.detachNewThread {
+            let read = Result { () throws(ReportingError) in try JSONLinesReportReader().read(paths: [path]) }
+            outcome.withLock { $0 = read.map(\.reports.count) }
+        }
+        let finished = await waitUntil { outcome.withLock { $0 } != nil }
+        if !finished {
+            Issue.record("Reading a pipe without a writer hangs.")
+            let writer = open(path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+        }
+        #expect(await waitUntil { outcome.withLock { $0 } != nil })
+        #expect(try outcome.withLock { $0 }?.get() == 0)
+
+        // A device is neither a file nor a pipe: /dev/zero would be read until the size limit.
+        let device = try #require(throws: ReportingError.self) {
+            try JSONLinesReportReader().read(paths: ["/dev/zero"])
+        }
+        #expect(device.code == .cannotReadFile)
+        #expect(device.context["path"]?.revealed == "/dev/zero")
+    }
+
     @Test func anUnopenableFileIsAnError() throws {
         let error = try #require(throws: ReportingError.self) {
             try JSONLinesReportSink(path: "/nonexistent/\(UUID().uuidString)/reports.jsonl")
