@@ -19,6 +19,10 @@ import Foundation
 ///   line without its newline. When the sink opens a file that does not end with a newline, it
 ///   *seals* the torn line by appending a newline, so the next report starts a line of its own.
 ///   The torn fragment stays as one invalid line, which ``JSONLinesReportReader`` skips and counts.
+/// - A write of its own that the kernel cuts short (the disk or the file size limit is reached)
+///   is sealed at once if a newline still fits; if not, the sink remembers it and puts the newline
+///   in front of its next report, in the same single write, so the torn fragment never swallows
+///   a later report.
 /// - Sealing is chosen over truncating back to the last newline because it is safe while other
 ///   processes append: between reading the end of the file and truncating it, another process may
 ///   have appended a whole report, which truncation would destroy. An extra newline at worst adds
@@ -39,8 +43,17 @@ public final class JSONLinesReportSink: ReportSink {
     /// Whether the file ended in a torn line when it was opened, and was sealed.
     public let sealedTornLine: Bool
 
+    /// What the writes left behind.
+    private struct WriteState {
+        /// Reports dropped because the file reached its maximum size.
+        var droppedForSize = 0
+        /// Whether the file ends in a line this sink tore and could not seal.
+        var needsSeal = false
+    }
+
     private let descriptor: Int32
-    private let counts = Locked(0)
+    /// Held across each write, so that the line a write tore is sealed before another starts.
+    private let state = Locked(WriteState())
 
     /// Opens (or creates) the file for appending, sealing a torn last line.
     ///
@@ -71,7 +84,7 @@ public final class JSONLinesReportSink: ReportSink {
     }
 
     /// Reports dropped because the file reached ``maximumFileSize``.
-    public var droppedForSize: Int { counts.withLock { $0 } }
+    public var droppedForSize: Int { state.withLock { $0.droppedForSize } }
 
     public func receive(_ report: NonFatalReport) async throws {
         var line = try report.jsonLine()
@@ -79,36 +92,51 @@ public final class JSONLinesReportSink: ReportSink {
         try append(line)
     }
 
-    /// Appends one whole line with one `write(2)`.
+    /// Appends one whole line with one `write(2)`, preceded by the newline that seals a line an
+    /// earlier write tore, if that one could not be written then.
     func append(_ line: Data) throws(ReportingError) {
-        var status = stat()
-        if fstat(descriptor, &status) == 0, Int(status.st_size) + line.count > maximumFileSize {
-            counts.withLock { $0 += 1 }
-            throw ReportingError(
-                .fileFull,
-                reason: "The report file reached its maximum size of \(maximumFileSize) bytes.",
-                context: ["path": "\(path)"]
+        let failure = state.withLock { state -> ReportingError? in
+            let bytes = state.needsSeal ? Data("\n".utf8) + line : line
+            var status = stat()
+            if fstat(descriptor, &status) == 0, Int(status.st_size) + bytes.count > maximumFileSize {
+                state.droppedForSize += 1
+                return ReportingError(
+                    .fileFull,
+                    reason: "The report file reached its maximum size of \(maximumFileSize) bytes.",
+                    context: ["path": "\(path)"]
+                )
+            }
+            let written = bytes.withUnsafeBytes { bytes -> Int in
+                while true {
+                    let result = write(descriptor, bytes.baseAddress, bytes.count)
+                    if result < 0 && errno == EINTR { continue }
+                    return result
+                }
+            }
+            if written == bytes.count {
+                state.needsSeal = false
+                return nil
+            }
+            let code = errno
+            if written > 0 {
+                if state.needsSeal && written == 1 {
+                    // Only the seal got out: the old torn line is ended, and no new one begun.
+                    state.needsSeal = false
+                } else {
+                    // A partial write left a torn line: end it, so the next report starts a line
+                    // of its own; if the newline does not fit either, the next write starts with it.
+                    var newline = UInt8(ascii: "\n")
+                    state.needsSeal = write(descriptor, &newline, 1) != 1
+                }
+            }
+            return Self.error(
+                .cannotWriteFile,
+                path: path,
+                errno: written < 0 ? code : ENOSPC,
+                reason: "Wrote \(max(written, 0)) of \(bytes.count) bytes."
             )
         }
-        let written = line.withUnsafeBytes { bytes -> Int in
-            while true {
-                let result = write(descriptor, bytes.baseAddress, bytes.count)
-                if result < 0 && errno == EINTR { continue }
-                return result
-            }
-        }
-        if written == line.count { return }
-        let code = errno
-        if written > 0 {
-            // A partial write left a torn line: end it, so the next report starts a line of its own.
-            _ = "\n".utf8CString.withUnsafeBytes { write(descriptor, $0.baseAddress, 1) }
-        }
-        throw Self.error(
-            .cannotWriteFile,
-            path: path,
-            errno: written < 0 ? code : ENOSPC,
-            reason: "Wrote \(max(written, 0)) of \(line.count) bytes."
-        )
+        if let failure { throw failure }
     }
 
     /// Appends a newline if the file does not end with one; whether it did that.

@@ -51,6 +51,41 @@ import Testing
         #expect(try JSONLinesReportSink(path: path).sealedTornLine == false)
     }
 
+    @Test func aReportAfterAWriteThatLeftATornLineStartsALineOfItsOwn() async {
+        // A file size limit (RLIMIT_FSIZE) makes the kernel write only the part of a report that
+        // fits, and refuse the newline after it, as a disk that fills up does. The limit is the
+        // whole process's, so the test runs in a child process of its own (an exit test): lowering
+        // it here would make file writes of tests running in parallel fail.
+        await #expect(processExitsWith: .success) {
+            // Past the limit the kernel sends SIGXFSZ, which ends the process unless ignored;
+            // ignored, the write fails with EFBIG instead.
+            signal(SIGXFSZ, SIG_IGN)
+            let directory = try ReportingFixture.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let path = directory.appendingPathComponent("reports.jsonl").path
+            let sink = try JSONLinesReportSink(path: path)
+            try await sink.receive(ReportSinkTests.report(chain: ReportingFixture.error(1).chain))
+
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            var limit = rlimit()
+            getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+            var lowered = limit
+            lowered.rlim_cur = rlim_t(size + 50)
+            try #require(setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &lowered) == 0)
+            let torn = await #expect(throws: ReportingError.self) {
+                try await sink.receive(ReportSinkTests.report(chain: ReportingFixture.error(2).chain))
+            }
+            try #require(setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0)
+            #expect(torn?.reason?.hasPrefix("Wrote 50 of ") == true)
+
+            try await sink.receive(ReportSinkTests.report(chain: ReportingFixture.error(3).chain))
+            let contents = try JSONLinesReportReader().read(paths: [path])
+            #expect(contents.reports.map(\.chain) == ["LO43-PR1-NE2", "LO43-PR3-NE2"])
+            #expect(contents.invalidLines.map(\.line) == [2])
+            if contents.reports.count != 2 { exit(EXIT_FAILURE) }
+        }
+    }
+
     @Test func concurrentWritersNeverInterleaveLines() async throws {
         let directory = try ReportingFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
