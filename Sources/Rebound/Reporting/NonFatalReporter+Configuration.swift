@@ -38,7 +38,9 @@ extension NonFatalReporter {
         /// together; later occurrences are dropped (``ReportStatistics/droppedByChainCap``).
         public var maximumReportsPerChain: Int
         /// The most reports waiting for the sinks; a report that does not fit is dropped
-        /// (``ReportStatistics/droppedByQueueFull``).
+        /// (``ReportStatistics/droppedByQueueFull``). A ``NonFatalReport/Kind/drops`` report,
+        /// which counts those, may pass it by one, and at ``NonFatalReporter/shutdown()`` always
+        /// gets in.
         public var queueCapacity: Int
         /// How long one sink may take with one report before it counts as failed.
         public var sinkTimeout: Duration

@@ -20,6 +20,10 @@ struct QueuedReport: Sendable {
 ///
 /// Deciding about an occurrence and queueing its report happen under the same lock, so statistics
 /// never count a report that is not in the queue.
+///
+/// A drops report has a place beyond the capacity: at a flush it may be the capacity's one more,
+/// and at shutdown it always gets in, so that the drops of summaries that did not fit reach the
+/// sinks too.
 final class ReportQueue: Sendable {
     private struct Waiter {
         var target: Int
@@ -149,9 +153,13 @@ final class ReportQueue: Sendable {
                         }
                     }
                 }
+                // The drops report counts what did not fit, so it must not be refused for the same
+                // reason: it may pass the capacity by one, and at the session's end, its last
+                // chance, it always gets in.
                 if let drops = state.ledger.dropsReport(time: time),
                     state.enqueue(
-                        QueuedReport(report: drops, serviceContext: nil), capacity: capacity, handOff: &handOff)
+                        QueuedReport(report: drops, serviceContext: nil), capacity: final ? .max : capacity + 1,
+                        handOff: &handOff)
                 {
                     state.ledger.dropsReported()
                 }

@@ -251,6 +251,29 @@ import Tracing
         #expect(sink.reports.count == 2)
     }
 
+    @Test func atShutdownTheDropsReportGetsInEvenWhenSummariesFillTheQueue() async throws {
+        let sink = RecordingReportSink()
+        let reporter = ReportingFixture.reporter(
+            [sink], configuration: ReportingFixture.configuration(queueCapacity: 1))
+        // Four chains, each sent on its own: a flush waits until its report is delivered.
+        for code in 1...4 {
+            reporter.record(ReportingFixture.error(code))
+            await reporter.flush()
+        }
+        for code in 1...4 {
+            for _ in 0..<10 { reporter.record(ReportingFixture.error(code)) }
+        }
+        // Four repeat summaries at shutdown, and room for one or two: the others are dropped, and
+        // the drops report has to say so although the summaries filled the queue.
+        await reporter.shutdown()
+
+        let statistics = reporter.statistics
+        #expect(statistics.droppedByQueueFull >= 20)
+        let reportedDrops = sink.reports.filter { $0.kind == .drops }.map(\.occurrences).reduce(0, +)
+        #expect(reportedDrops == statistics.dropped)
+        #expect(sink.reports.last?.kind == .drops)
+    }
+
     // MARK: - Tracing context
 
     @Test func aSinkRunsUnderTheServiceContextOfTheRecordingCode() async throws {
