@@ -67,16 +67,20 @@ struct ReportCommand: ParsableCommand {
             baseline: previous?.reports,
             options: ReportAnalysis.Options(top: top)
         )
-        Self.warn(about: current.invalidLines + (previous?.invalidLines ?? []))
+        Self.warn(
+            about: current.invalidLines + (previous?.invalidLines ?? []),
+            count: current.invalidLineCount + (previous?.invalidLineCount ?? 0))
         if json {
             let output = ReportCommandOutput(
                 input: .init(
                     files: files,
                     reports: current.reports.count,
                     invalidLines: current.invalidLines.map(\.description),
+                    invalidLineCount: current.invalidLineCount,
                     baselineFiles: baseline,
                     baselineReports: previous?.reports.count ?? 0,
-                    baselineInvalidLines: previous?.invalidLines.map(\.description) ?? []
+                    baselineInvalidLines: previous?.invalidLines.map(\.description) ?? [],
+                    baselineInvalidLineCount: previous?.invalidLineCount ?? 0
                 ),
                 analysis: analysis
             )
@@ -103,12 +107,16 @@ struct ReportCommand: ParsableCommand {
         return link.reason ?? link.full
     }
 
-    private static func warn(about invalidLines: [JSONLinesReportReader.InvalidLine]) {
-        guard !invalidLines.isEmpty else { return }
+    /// Says on stderr how many lines were not reports, and which the first ten are.
+    ///
+    /// - Parameters:
+    ///   - invalidLines: The listed ones (the reader lists only the first of each read).
+    ///   - count: How many there were, listed or not.
+    private static func warn(about invalidLines: [JSONLinesReportReader.InvalidLine], count: Int) {
+        guard count > 0 else { return }
         let shown = invalidLines.prefix(10).map(\.description).joined(separator: ", ")
-        let more = invalidLines.count > 10 ? ", …" : ""
-        StandardStreams.writeError(
-            "warning: skipped \(invalidLines.count) line(s) that are not reports: \(shown)\(more)")
+        let more = count > min(10, invalidLines.count) ? ", …" : ""
+        StandardStreams.writeError("warning: skipped \(count) line(s) that are not reports: \(shown)\(more)")
     }
 }
 
@@ -117,11 +125,17 @@ struct ReportCommandOutput: Encodable {
     struct Input: Encodable {
         var files: [String]
         var reports: Int
-        /// `path:line` of each line that was not a report.
+        /// `path:line` of the first lines that were not reports, at most
+        /// ``JSONLinesReportReader/maximumListedInvalidLines``.
         var invalidLines: [String]
+        /// How many lines were not reports, listed or not.
+        var invalidLineCount: Int
         var baselineFiles: [String]
         var baselineReports: Int
+        /// As ``invalidLines``, for the baseline's files.
         var baselineInvalidLines: [String]
+        /// As ``invalidLineCount``, for the baseline's files.
+        var baselineInvalidLineCount: Int
     }
 
     var input: Input

@@ -160,6 +160,29 @@ struct ReportCommandTests {
         #expect(skipped.stderrText.contains("skipped 1 line(s) that are not reports: \(negative):2"))
     }
 
+    @Test func manyInvalidLinesAreCountedAndOnlyTheFirstHundredListed() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let path = files.directory.appendingPathComponent("noise.jsonl").path
+        try Data(String(repeating: "x\n", count: 150).utf8).write(to: URL(fileURLWithPath: path))
+
+        let json = try await ExecutableRunner.run("rebound", ["report", "--json", path, "--baseline", files.current])
+        #expect(json.status == 0, "stderr: \(json.stderrText)")
+        let object = try #require(try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])
+        let input = try #require(object["input"] as? [String: Any])
+        #expect((input["invalidLines"] as? [String])?.count == 100)
+        #expect((input["invalidLines"] as? [String])?.last == "\(path):100")
+        #expect(input["invalidLineCount"] as? Int == 150)
+        #expect(input["baselineInvalidLines"] as? [String] == ["\(files.current):7"])
+        #expect(input["baselineInvalidLineCount"] as? Int == 1)
+        #expect(json.stderrText.contains("skipped 151 line(s) that are not reports: \(path):1, "))
+
+        let text = try await ExecutableRunner.run("rebound", ["report", path])
+        #expect(text.status == 0, "stderr: \(text.stderrText)")
+        #expect(text.stderrText.contains("skipped 150 line(s) that are not reports: \(path):1, "))
+        #expect(text.stderrText.contains("\(path):10, …"))
+    }
+
     @Test func anUnreadableFileExitsWith66AndSaysWhich() async throws {
         let missing = "/nonexistent/\(UUID().uuidString).jsonl"
         let result = try await ExecutableRunner.run("rebound", ["report", missing])

@@ -156,6 +156,31 @@ import Testing
         #expect(contents.invalidLines.map(\.line) == [4, 5, 6, 7])
     }
 
+    @Test func onlyTheFirstHundredInvalidLinesAreListedButAllAreCounted() throws {
+        // A file of tiny lines must not cost memory per line: 250 one-byte invalid lines, each
+        // followed by an empty one, then a report.
+        let good = try ReportSinkTests.report(chain: ReportingFixture.error(1).chain).jsonLine()
+        let data = Data(String(repeating: "x\n\n", count: 250).utf8) + good
+        let contents = JSONLinesReportReader().read(data, path: "a.jsonl")
+        #expect(contents.reports.count == 1)
+        #expect(contents.invalidLines.count == JSONLinesReportReader.maximumListedInvalidLines)
+        #expect(contents.invalidLines.map(\.line) == Array(stride(from: 1, through: 199, by: 2)))
+        #expect(contents.invalidLineCount == 250)
+
+        // Over several files the list stops at the same length and the count goes on.
+        let directory = try ReportingFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let paths = try ["a.jsonl", "b.jsonl"].map { name in
+            let path = directory.appendingPathComponent(name).path
+            try Data(String(repeating: "x\n", count: 80).utf8).write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let both = try JSONLinesReportReader().read(paths: paths)
+        #expect(both.invalidLines.count { $0.path == paths[0] } == 80)
+        #expect(both.invalidLines.count { $0.path == paths[1] } == 20)
+        #expect(both.invalidLineCount == 160)
+    }
+
     @Test func aDirectoryOrAFileOverTheLimitIsNotRead() throws {
         let directory = FileManager.default.temporaryDirectory.path
         let error = try #require(throws: ReportingError.self) { try JSONLinesReportReader().read(paths: [directory]) }
