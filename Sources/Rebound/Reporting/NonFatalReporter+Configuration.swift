@@ -18,7 +18,7 @@ extension NonFatalReporter {
     /// |---|---|---|
     /// | ``maximumChainsPerSession`` | 50 | repeats are counted, not sent, so a session sends one report per distinct failure; a real session has a handful, 50 leaves room for a bad one and still bounds a pathological one (and the memory the counts take) |
     /// | ``maximumReportsPerChain`` | 5 | the first occurrence and four repeat summaries: enough for the counts to arrive at several flushes, while a chain that keeps failing between frequent flushes cannot flood the sinks; a session sends at most 50 × 5 reports |
-    /// | ``queueCapacity`` | 256 | a whole session's first occurrences (50) and one flush's summaries (50) with room to spare; about half a megabyte at worst |
+    /// | ``queueCapacity`` | 256 | a whole session's first occurrences (50) and one flush's summaries (50) with room to spare; about half a megabyte for reports of 2 KB, a megabyte if every one carries 500-character texts, the most a reason or a context key or value keeps in a report |
     /// | ``sinkTimeout`` | 5 s | long enough for a slow disk or a remote collector, short enough that a hung sink holds the queue back by at most that much per report |
     /// | ``flushTimeout`` | 10 s | two sink timeouts: time for the last reports to pass one slow sink; an app that is shutting down should not hang longer |
     ///

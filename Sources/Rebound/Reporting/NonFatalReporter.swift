@@ -75,7 +75,9 @@ public final class NonFatalReporter: Sendable {
     ///
     /// Never waits and never fails: the report is queued for the sinks, counted as a repeat, or
     /// dropped by a cap and counted as dropped (``statistics``). Sensitive values of `context`
-    /// and of the error chain's contexts are redacted before anything leaves this call.
+    /// and of the error chain's contexts are redacted before anything leaves this call, and
+    /// reasons and context keys and values longer than 500 characters are cut (ending in `…`),
+    /// so that a response body recorded by mistake cannot make a report megabytes long.
     ///
     /// ```swift
     /// throw reporter.record(APIError(.getTokenFailed, cause: error), context: ["userID": .sensitive(id)])
@@ -97,9 +99,10 @@ public final class NonFatalReporter: Sendable {
         function: String = #function
     ) -> Failure {
         queue.record(
-            ErrorChain(error),
+            ErrorChain(error).boundedForReport(),
             context: context.entries.map {
                 ErrorChain.Link.ContextEntry(key: $0.key, value: $0.value.revealed, isSensitive: $0.value.isSensitive)
+                    .boundedForReport()
             },
             fileID: fileID,
             line: line,

@@ -70,6 +70,30 @@ import Tracing
         #expect(try JSONDecoder().decode(NonFatalReport.self, from: line) == report)
     }
 
+    @Test func hugeReasonsAndContextValuesAreCutSoThatAReportStaysSmall() async throws {
+        let sink = RecordingReportSink()
+        let reporter = ReportingFixture.reporter([sink])
+        // A response body in a reason and in the context, as a careless call site might record it.
+        let huge = String(repeating: "x", count: 4 * 1024 * 1024)
+        let network = NetworkError(.timeout, reason: huge, context: ["body": "\(huge)", "\(huge)": "key"])
+        reporter.record(LogicError(.loginFailed, cause: network, reason: huge), context: ["response": "\(huge)"])
+        await reporter.flush()
+
+        let report = try #require(sink.reports.first)
+        // Compared by length and ending, so that a failure does not print megabytes.
+        let cut = String(repeating: "x", count: 500) + "…"
+        func isCut(_ text: String?) -> Bool { text?.count == cut.count && text == cut }
+        #expect(report.error.links.count == 2)
+        #expect(report.error.links.allSatisfy { isCut($0.reason) })
+        #expect(report.error.links[1].context.count == 2)
+        #expect(report.error.links[1].context.first.map { $0.key == "body" && isCut($0.value) } == true)
+        #expect(report.error.links[1].context.last.map { isCut($0.key) && $0.value == "key" } == true)
+        #expect(report.context.count == 1)
+        #expect(report.context.first.map { $0.key == "response" && isCut($0.value) } == true)
+        // Five texts of 500 characters and the rest of a report: 3.4 KB, not 20 MB.
+        #expect(try report.jsonLine().count < 4 * 1024)
+    }
+
     // MARK: - Grouping
 
     @Test func repeatsAreCountedAndTheirCountArrivesAtFlush() async throws {
