@@ -152,18 +152,20 @@ public struct JSONLinesReportReader: Sendable {
         switch info.st_mode & S_IFMT {
         case S_IFREG:
             break
-        case S_IFIFO:
+        case S_IFIFO, S_IFCHR:
             // A pipe (`<(cat f)` hands one over) is read to its end; reads wait for a writer that
-            // is still writing, and a pipe that no one writes to reads as empty at once.
+            // is still writing, and a pipe that no one writes to reads as empty at once. A
+            // character device is read the same way: `/dev/null` is an empty input, and one with
+            // no end (`/dev/zero`) stops at the size limit below.
             let flags = fcntl(descriptor, F_GETFL)
             guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw failure(errno) }
         case S_IFDIR:
             throw failure(EISDIR)
         default:
-            // A device or a socket has no end to read to (`/dev/zero`), or waits on a terminal.
+            // A socket or a block device holds no report file.
             throw ReportingError(
                 .cannotReadFile,
-                reason: "Not a regular file or a pipe.",
+                reason: "Not a regular file, a pipe or a character device.",
                 context: ["path": "\(path)"]
             )
         }

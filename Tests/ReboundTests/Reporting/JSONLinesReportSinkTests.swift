@@ -198,7 +198,7 @@ import Testing
         #expect(tooLarge.context["maximumFileSize"]?.revealed == "\(line.count)")
     }
 
-    @Test func aPipeWithoutAWriterReadsAsEmptyAndADeviceIsRefused() async throws {
+    @Test func aPipeWithoutAWriterReadsAsEmptyAndAnEndlessDeviceStopsAtTheLimit() async throws {
         let directory = try ReportingFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("reports.fifo").path
@@ -221,12 +221,15 @@ import Testing
         #expect(await waitUntil { outcome.withLock { $0 } != nil })
         #expect(try outcome.withLock { $0 }?.get() == 0)
 
-        // A device is neither a file nor a pipe: /dev/zero would be read until the size limit.
+        // A character device is read like a pipe: /dev/null is empty, and /dev/zero, which has
+        // no end, stops at the size limit.
+        #expect(try JSONLinesReportReader().read(paths: ["/dev/null"]).reports.isEmpty)
         let device = try #require(throws: ReportingError.self) {
-            try JSONLinesReportReader().read(paths: ["/dev/zero"])
+            try JSONLinesReportReader(maximumFileSize: 1024 * 1024).read(paths: ["/dev/zero"])
         }
         #expect(device.code == .cannotReadFile)
         #expect(device.context["path"]?.revealed == "/dev/zero")
+        #expect(device.context["maximumFileSize"]?.revealed == "\(1024 * 1024)")
     }
 
     @Test func anUnopenableFileIsAnError() throws {
