@@ -66,9 +66,17 @@ public final class JSONLinesReportSink: ReportSink {
     public init(path: String, maximumFileSize: Int = 10 * 1024 * 1024) throws(ReportingError) {
         self.path = path
         self.maximumFileSize = max(0, maximumFileSize)
-        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        // Opening a named pipe for writing waits until something reads it, which may be never:
+        // open without waiting (a pipe nobody reads fails with ENXIO), then write with waits again.
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o644)
         guard descriptor >= 0 else {
             throw Self.error(.cannotOpenFile, path: path, errno: errno, reason: "Cannot open the report file.")
+        }
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Self.error(.cannotOpenFile, path: path, errno: code, reason: "Cannot open the report file.")
         }
         do {
             sealedTornLine = try Self.sealTornLine(descriptor: descriptor, path: path)

@@ -232,6 +232,35 @@ import Testing
         #expect(device.context["maximumFileSize"]?.revealed == "\(1024 * 1024)")
     }
 
+    @Test func aPipeThatNobodyReadsIsAnErrorNotAHang() async throws {
+        let directory = try ReportingFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("reports.fifo").path
+        try #require(mkfifo(path, 0o600) == 0)
+
+        // Opening a pipe for writing waits for a reader unless the writer asks not to. On a
+        // thread of its own, so that a sink that hangs fails the test: the test then frees it by
+        // opening the pipe for reading.
+        let outcome = Locked<ReportingError??>(nil)
+        Thread.detachNewThread {
+            do throws(ReportingError) {
+                _ = try JSONLinesReportSink(path: path)
+                outcome.withLock { $0 = .some(nil) }
+            } catch {
+                outcome.withLock { $0 = .some(error) }
+            }
+        }
+        let finished = await waitUntil { outcome.withLock { $0 } != nil }
+        if !finished {
+            Issue.record("Opening a pipe that nobody reads hangs.")
+            let reader = open(path, O_RDONLY | O_NONBLOCK)
+            if reader >= 0 { close(reader) }
+        }
+        let error = try #require(outcome.withLock { $0 } ?? nil)
+        #expect(error.code == .cannotOpenFile)
+        #expect(error.chain.short == "RP2-PX6")  // ENXIO: no process has the pipe open for reading
+    }
+
     @Test func anUnopenableFileIsAnError() throws {
         let error = try #require(throws: ReportingError.self) {
             try JSONLinesReportSink(path: "/nonexistent/\(UUID().uuidString)/reports.jsonl")
