@@ -94,7 +94,9 @@ public final class APIDataManager: Sendable {
     ///   - metricsFactory: Where the counters go; `nil` uses the process's `MetricsSystem`.
     ///   - tracer: Where spans go (one per call, an event per attempt); `nil` uses the process's
     ///     `InstrumentationSystem`.
-    /// - Throws: ``NetworkErrorCode/invalidURL`` when `baseURL` is not an http(s) URL with a host.
+    /// - Throws: ``NetworkErrorCode/invalidURL`` when `baseURL` is not an http(s) URL with a host,
+    ///   or carries user information, a query or a fragment, which no request would send (put
+    ///   credentials in a handler, queries in the endpoints).
     public init(
         baseURL: String,
         transport: any HTTPTransport,
@@ -113,6 +115,17 @@ public final class APIDataManager: Sendable {
             let host = components.host, !host.isEmpty
         else {
             throw NetworkError(.invalidURL, reason: "The base URL must be an http or https URL with a host.")
+        }
+        // Each would be dropped without a word: requests are built from the scheme, the authority
+        // and the path alone. (The URL itself is not quoted: its user information is a secret.)
+        guard components.percentEncodedUser == nil, components.percentEncodedPassword == nil,
+            components.percentEncodedQuery == nil, components.percentEncodedFragment == nil
+        else {
+            throw NetworkError(
+                .invalidURL,
+                reason:
+                    "The base URL must not carry user information, a query or a fragment: requests would not send them."
+            )
         }
         self.scheme = scheme
         self.authority = components.port.map { "\(host):\($0)" } ?? host

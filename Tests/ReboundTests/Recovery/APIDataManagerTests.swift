@@ -30,6 +30,19 @@ import Tracing
         #expect(error?.code == .invalidURL)
     }
 
+    @Test(arguments: [
+        "https://user:secret-password@api.example.com/v1", "https://api.example.com/v1?key=secret-key",
+        "https://api.example.com/v1#part", "https://api.example.com/v1?",
+    ])
+    func aBaseURLWhosePartsNoRequestWouldSendIsRefusedWithoutQuotingIt(baseURL: String) {
+        let error = #expect(throws: NetworkError.self) {
+            try APIDataManager(baseURL: baseURL, transport: ScriptedTransport([]))
+        }
+        #expect(error?.code == .invalidURL)
+        #expect(error.map { "\($0)".contains("secret") } == false)
+        #expect(error?.reason?.contains("user information, a query or a fragment") == true)
+    }
+
     @Test func aStatusWithoutPayloadBecomesAnHTTPErrorUnderTheEndpointsCode() async throws {
         let api = try makeManager(ScriptedTransport([.status(.notFound)]), handlers: [temporaryHandler()])
         let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
