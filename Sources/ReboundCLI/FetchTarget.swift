@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Rebound
 
 /// A URL from the command line, split the way ``APIDataManager`` takes it: the base URL
 /// (`scheme://authority`) and the endpoint's path and query under it.

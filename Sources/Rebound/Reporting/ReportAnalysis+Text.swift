@@ -13,6 +13,8 @@ extension ReportAnalysis {
     /// ```
     ///
     /// Bars are scaled to the longest in their section; any non-zero count gets at least one block.
+    /// Control and format characters in the files' text (a chain, a build) are written as Swift
+    /// escapes, such as `\u{1B}`, so that a crafted file cannot rewrite the terminal.
     /// Rates have two decimals up to 10¹³; larger ones are shown as Swift prints a `Double`, such
     /// as `1e+17`.
     ///
@@ -90,7 +92,9 @@ extension ReportAnalysis {
                     )
                 })
         }
-        return lines.joined(separator: "\n") + "\n"
+        // Chains and builds come from files that anyone may have written: a control character in
+        // one must not move the cursor or forge a line.
+        return lines.map(\.escapingControlCharacters).joined(separator: "\n") + "\n"
     }
 
     private func chart(_ rows: [(label: String, value: Int, note: String)], details: [String]?, barWidth: Int)

@@ -115,6 +115,14 @@ import Testing
         #expect(text.contains("Dropped by the reporters (caps, full queues): 4 occurrences"))
     }
 
+    @Test func controlCharactersFromTheFilesCannotRewriteTheTerminal() {
+        let crafted = BuildIdentity(version: "9.9\u{1B}[2J", revision: "abc\r\nFORGED LINE")
+        let text = ReportAnalysis(reports: [Self.report(1, session: 1, build: crafted)]).renderedText()
+        #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control && $0 != "\n" })
+        #expect(text.contains("9.9\\u{1B}[2J"))
+        #expect(!text.split(separator: "\n").contains { $0.hasPrefix("FORGED") })
+    }
+
     @Test func countsPastIntMaxSaturateAndStillRenderInsteadOfTrapping() throws {
         // Report files are input: a line may carry any count JSON can hold. Two of Int.max, a build
         // and a drops total past it, and a growth of about 4.6e18 must neither trap nor wrap around.

@@ -5,7 +5,7 @@ extension String {
     ///
     /// Escaped: control characters (C0, DEL, C1, so line breaks and ESC), format characters (such
     /// as the bidirectional overrides) and the Unicode line and paragraph separators.
-    var escapingControlCharacters: String {
+    package var escapingControlCharacters: String {
         var escaped = ""
         for scalar in unicodeScalars {
             switch scalar.properties.generalCategory {
