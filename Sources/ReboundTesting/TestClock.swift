@@ -51,6 +51,8 @@ public final class TestClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var sleeps: [Swift.Duration] = []
         var sleepers: [Int: Sleeper] = [:]
+        /// Sleeps cancelled before they stored their sleeper: they end as soon as they try.
+        var cancelled: Set<Int> = []
         var nextSleeper = 0
     }
 
@@ -85,17 +87,27 @@ public final class TestClock: Clock, Sendable {
                 defer { state.nextSleeper += 1 }
                 return state.nextSleeper
             }
+            // The cancellation may land before the sleeper is stored (after the check above): it
+            // is remembered then, and the sleep ends as it tries to store its sleeper.
+            defer { state.withLock { _ = $0.cancelled.remove(id) } }
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { continuation in
-                    let resumeNow = state.withLock { state -> Bool in
-                        if deadline <= state.now { return true }
+                    let resumption = state.withLock { state -> Result<Void, CancellationError>? in
+                        if state.cancelled.contains(id) { return .failure(CancellationError()) }
+                        if deadline <= state.now { return .success(()) }
                         state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                        return false
+                        return nil
                     }
-                    if resumeNow { continuation.resume() }
+                    if let resumption { continuation.resume(with: resumption) }
                 }
             } onCancel: {
-                let sleeper = state.withLock { $0.sleepers.removeValue(forKey: id) }
+                let sleeper = state.withLock { state in
+                    guard let sleeper = state.sleepers.removeValue(forKey: id) else {
+                        state.cancelled.insert(id)
+                        return Sleeper?.none
+                    }
+                    return sleeper
+                }
                 sleeper?.continuation.resume(throwing: CancellationError())
             }
         }
