@@ -34,6 +34,22 @@ private enum SampleCode: Int, ErrorCode {
         #expect(context.redacted.map(\.key) == ["token", "user"])
     }
 
+    @Test func aSensitiveValueIsRedactedInDumpsAndMirrorsToo() {
+        let error = LayerError(
+            SampleCode.first, cause: LayerError(SampleCode.second, context: ["cookie": .sensitive("inner-s3cr3t")]),
+            context: ["token": .sensitive("s3cr3t-token"), "user": "42"])
+        var dumped = ""
+        dump(error, to: &dumped)
+        var contextDump = ""
+        dump(error.context, to: &contextDump)
+        let mirrored = Mirror(reflecting: error.context["token"]!).children.map { "\($0.value)" }
+        for text in [dumped, contextDump, mirrored.joined(separator: " ")] {
+            #expect(!text.contains("s3cr3t"), "\(text)")
+            #expect(text.contains(ErrorContext.Value.redactionMarker), "\(text)")
+        }
+        #expect(dumped.contains("42"))
+    }
+
     @Test func settingAContextValueReplacesInPlaceAndNilRemoves() {
         var context: ErrorContext = ["a": "1", "b": "2"]
         context["a"] = "3"

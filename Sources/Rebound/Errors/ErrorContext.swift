@@ -11,7 +11,7 @@
 public struct ErrorContext: Hashable, Sendable, ExpressibleByDictionaryLiteral {
     /// One value of the context.
     public struct Value: Hashable, Sendable, ExpressibleByStringLiteral, ExpressibleByStringInterpolation,
-        CustomStringConvertible
+        CustomStringConvertible, CustomReflectable
     {
         /// The text that replaces a sensitive value in every rendering.
         public static let redactionMarker = "<redacted>"
@@ -41,6 +41,12 @@ public struct ErrorContext: Hashable, Sendable, ExpressibleByDictionaryLiteral {
 
         /// The value as it may be shown: the redaction marker if it is sensitive.
         public var description: String { isSensitive ? Self.redactionMarker : revealed }
+
+        /// What `dump` and debuggers show: the value as it may be shown, never a sensitive one
+        /// (the stored ``revealed`` would otherwise be listed as it is).
+        public var customMirror: Mirror {
+            Mirror(self, children: ["value": description, "isSensitive": isSensitive], displayStyle: .struct)
+        }
     }
 
     /// The pairs in the order they were added.
