@@ -50,7 +50,7 @@ extension ErrorChain.Link {
                 shortName: "NS",
                 code: error.code,
                 codeName: "\(error.code)",
-                reason: Self.bounded(error.localizedDescription)
+                reason: Self.screened(error.localizedDescription)
             )
         case let error as CocoaError:
             self.init(
@@ -58,7 +58,7 @@ extension ErrorChain.Link {
                 shortName: "CO",
                 code: error.code.rawValue,
                 codeName: "\(error.code.rawValue)",
-                reason: Self.bounded(error.localizedDescription)
+                reason: Self.screened(error.localizedDescription)
             )
         default:
             self.init(
@@ -66,7 +66,7 @@ extension ErrorChain.Link {
                 shortName: Self.foreignShortName,
                 code: 0,
                 codeName: Self.caseName(of: error) ?? "error",
-                reason: Self.bounded(String(describing: error))
+                reason: Self.screened(String(describing: error))
             )
         }
     }
@@ -89,7 +89,7 @@ extension ErrorChain.Link {
             shortName: "DE",
             code: code,
             codeName: name,
-            reason: context.map { Self.bounded($0.debugDescription) },
+            reason: context.map { Self.screened($0.debugDescription) },
             context: entries
         )
     }
@@ -108,16 +108,26 @@ extension ErrorChain.Link {
     }
 
     /// The case name of an enum value, with or without associated values.
+    ///
+    /// A case without values has no label to read, and `String(describing:)` gives its name only
+    /// when the type describes itself no other way: a description of its own (which may carry a
+    /// user, a time, a translation) is never taken for the name, since the chain is the failure's
+    /// identity. Such a case is `nil` (the caller's generic name); its text goes to the reason.
     private static func caseName(of error: any Error) -> String? {
         let mirror = Mirror(reflecting: error)
         guard mirror.displayStyle == .enum else { return nil }
         if let label = mirror.children.first?.label { return label }
+        guard !(error is any CustomStringConvertible), !(error is any CustomDebugStringConvertible),
+            !(error is any TextOutputStreamable)
+        else { return nil }
         return String(describing: error)
     }
 
-    /// Foreign descriptions are not ours to trust for size.
-    private static func bounded(_ text: String) -> String {
-        text.count <= 500 ? text : String(text.prefix(500)) + "…"
+    /// A foreign error's text, which is not ours to trust: bounded in size and screened for what
+    /// looks like a credential or an e-mail address, like a server's own text (a decoder's
+    /// message quotes the value it could not read, and that value came from the server).
+    private static func screened(_ text: String) -> String {
+        UntrustedText.message(text)
     }
 }
 

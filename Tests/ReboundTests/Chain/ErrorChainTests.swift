@@ -49,6 +49,33 @@ import Testing
         #expect(ErrorChain(decoding).root?.context.first?.value == "tasks[3]")
     }
 
+    @Test func aForeignEnumsOwnDescriptionIsNeverItsCodeName() {
+        // A description may carry data (a user, a time) and change from one run to the next; the
+        // chain is the failure's identity, so it takes the type alone, and the reason the text,
+        // screened.
+        let first = ErrorChain(DescribedFailure.failed(user: "alice@example.com", at: "12:03"))
+        let second = ErrorChain(DescribedFailure.failed(user: "bob@example.com", at: "12:04"))
+        let bare = ErrorChain(DescribedFailure.unavailable)
+        #expect(first.full == "ReboundTests.DescribedFailure.failed")
+        #expect(first.full == second.full)
+        #expect(bare.full == "ReboundTests.DescribedFailure.error")
+        #expect(bare.root?.reason == "Unavailable until 12:05")
+        #expect(first.root?.reason?.contains("alice@example.com") == false)
+    }
+
+    @Test func serverTextQuotedByAForeignErrorIsScreenedLikeTheServersOwn() throws {
+        let corrupted = DecodingError.dataCorrupted(
+            .init(
+                codingPath: [AnyKey("currency")],
+                debugDescription: "Cannot initialize Currency from invalid String value alice@example.com"))
+        let chain = ErrorChain(corrupted)
+        let encoded = String(decoding: try JSONEncoder().encode(chain), as: UTF8.self)
+        for text in [chain.root?.reason ?? "", chain.debugDescription, encoded] {
+            #expect(!text.contains("alice@example.com"), "\(text)")
+        }
+        #expect(chain.root?.reason?.hasPrefix("Cannot initialize Currency from invalid String value") == true)
+    }
+
     @Test func aPrivateForeignTypeRendersWithoutItsAddress() {
         let chain = ErrorChain(PrivateFailure.oops)
         #expect(chain.full == "ReboundTests.PrivateFailure.oops")
@@ -214,5 +241,18 @@ extension Result {
             ThirdPartyError.broke,
         ]
         for error in errors { #expect(error.shortChain == error.chain.short) }
+    }
+}
+
+/// A foreign error whose description carries data.
+enum DescribedFailure: Error, CustomStringConvertible {
+    case failed(user: String, at: String)
+    case unavailable
+
+    var description: String {
+        switch self {
+        case .failed(let user, let time): "Failed for user \(user) at \(time)"
+        case .unavailable: "Unavailable until 12:05"
+        }
     }
 }
