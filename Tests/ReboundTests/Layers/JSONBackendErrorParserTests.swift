@@ -214,6 +214,31 @@ import Testing
         #expect(error.reason == "Token <redacted> (key <redacted>) of <redacted> expired.")
     }
 
+    @Test(arguments: [
+        (
+            #"Invalid body {\"token\":\"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\"}"#,
+            #"Invalid body {"token":"<redacted>"}"#
+        ),
+        (
+            "Bad callback https://api.example.com/cb?access_token=ya29a0AfH6SMBx3kQz9vLq8R7pN2cD4&x=1",
+            "Bad callback https://api.example.com/cb?access_token=<redacted>&x=1"
+        ),
+        ("token:sk_live_4eC39HqLyjWDarjtT1zdp7dc", "token:<redacted>"),
+        ("Bearer=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl;", "Bearer=<redacted>;"),
+        ("Mail me at mailto:alice@example.com.", "Mail me at mailto:<redacted>."),
+        ("Key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY== rejected", "Key <redacted>== rejected"),
+    ])
+    func secretsInsideJSONURLsOrKeyValuePairsAreRedacted(message: String, expected: String) throws {
+        let error = try #require(parse(#"{"code": "bad_request", "message": "\#(message)"}"#))
+        #expect(error.reason == expected)
+    }
+
+    @Test func pathsHostsAndKeyValuePairsWithoutSecretsStayReadable() throws {
+        let message = #"Bad field {\"user.name\":\"x\"} at https://api.example.com/v1/tasks?page=2&size=50, see docs."#
+        let expected = #"Bad field {"user.name":"x"} at https://api.example.com/v1/tasks?page=2&size=50, see docs."#
+        #expect(parse(#"{"code": "validation_failure", "message": "\#(message)"}"#)?.reason == expected)
+    }
+
     @Test func ordinaryWordsAreNotMistakenForSecrets() throws {
         let message = "Price must be at most 100. See internationalization_requirements for 2024 rules."
         #expect(parse(#"{"code": "validation_failure", "message": "\#(message)"}"#)?.reason == message)
