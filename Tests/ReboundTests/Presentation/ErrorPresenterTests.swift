@@ -129,6 +129,49 @@ import Testing
         #expect(underlying?.code == 2)
     }
 
+    /// Ten thousand nested layer errors, kept for the whole run: releasing them is not what is tested.
+    private static let tenThousandLevels: any Error = {
+        var error: any Error = NetworkError(.timeout)
+        for _ in 0..<10_000 { error = LogicError(.loginFailed, cause: error) }
+        return error
+    }()
+
+    @Test func localizedDescriptionOfTenThousandNestedErrorsFitsInASmallStack() throws {
+        let error = Self.tenThousandLevels
+        let description = Locked<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            description.withLock { $0 = error.localizedDescription }
+            done.signal()
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        let presenter = ErrorPresenter.standard
+        #expect(description.withLock { $0 } == presenter.text(of: presenter.present(error)))
+    }
+
+    @Test func bridgingToNSErrorKeepsUnderlyingErrorsOnlyAsDeepAsTheChain() {
+        var underlying = (Self.tenThousandLevels as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        var depth = 1
+        while let error = underlying {
+            #expect(error.domain == "LogicError")
+            #expect(error.code == LogicErrorCode.loginFailed.rawValue)
+            depth += 1
+            underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError
+        }
+        #expect(depth == ErrorChain.maximumDepth)
+    }
+
+    @Test func bridgingToNSErrorKeepsTheDescriptionOfEveryUnderlyingError() {
+        let error = APIError(.getTokenFailed, cause: NetworkError(.cannotConnect, cause: POSIXError(.ECONNREFUSED)))
+        let network = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
+        #expect(network?.localizedDescription == NetworkError(.cannotConnect).localizedDescription)
+        let posix = network?.userInfo[NSUnderlyingErrorKey] as? NSError
+        #expect(posix?.domain == (POSIXError(.ECONNREFUSED) as NSError).domain)
+        #expect(posix?.code == Int(POSIXErrorCode.ECONNREFUSED.rawValue))
+    }
+
     // MARK: - Strings
 
     @Test func aPartialTranslationFallsBackToEnglishKeyByKey() throws {
