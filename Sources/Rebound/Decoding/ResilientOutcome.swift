@@ -22,6 +22,10 @@ public enum ResilientOutcome: Sendable {
     /// A non-frozen ``ResilientRawRepresentable`` got a raw value it does not know yet (its
     /// description is the payload); the property holds the fallback or `nil`. This is expected of a
     /// type that is not frozen, so it is not an error and is not reported.
+    ///
+    /// For a collection, the elements with such values were left out and nothing else failed; the
+    /// payload is the first of them, and `results` and the digest list them all. When an element
+    /// also failed for another reason, the outcome is ``recoveredFrom(_:)`` with that error.
     case unknownValue(String)
     /// Decoding failed with this error and the property recovered: it holds `nil`, an empty
     /// collection or the fallback. For a collection whose elements were left out, the error is a

@@ -28,7 +28,9 @@ enum ResilientRecord: Sendable {
         case .unknownValue(let rawValue, _): return .unknownValue(rawValue)
         case .droppedElements(let dropped):
             let errors = dropped.filter { !$0.isExpected }.map(\.error)
-            return errors.isEmpty ? .decoded : .recoveredFrom(DroppedElementsError(errors: errors))
+            if !errors.isEmpty { return .recoveredFrom(DroppedElementsError(errors: errors)) }
+            // Only expected unknown values were left out: not an error, but not everything either.
+            return dropped.first?.unknownRawValue.map(ResilientOutcome.unknownValue) ?? .decoded
         }
     }
 
@@ -52,8 +54,12 @@ struct DroppedElement: Sendable {
 
     var position: Position
     var error: any Error
+    /// The element's raw value, screened, if it is a value a non-frozen
+    /// ``ResilientRawRepresentable`` does not know yet; `nil` for an element that failed.
+    var unknownRawValue: String?
+
     /// Whether the element is a value a non-frozen ``ResilientRawRepresentable`` does not know yet.
-    var isExpected: Bool
+    var isExpected: Bool { unknownRawValue != nil }
 }
 
 extension ResilientRecord {
@@ -89,7 +95,8 @@ extension DroppedElement {
         position: Position
     ) -> DroppedElement {
         let failure = RecoveredFailure(error, decoding: type, in: decoder, at: location)
-        return DroppedElement(position: position, error: error, isExpected: failure.isExpected)
+        let unknownRawValue = failure.isExpected ? failure.unknownValue?.rawValue : nil
+        return DroppedElement(position: position, error: error, unknownRawValue: unknownRawValue)
     }
 }
 

@@ -109,12 +109,37 @@ import Testing
         #expect(model.currencies == [.eur])
         // Not frozen: left out, visible in the results, not an error.
         #expect(model.$statuses.errors.isEmpty)
-        #expect(model.$statuses.outcome.kind == .decoded)
+        #expect(model.$statuses.outcome.kind == .unknownValue("archived"))
         #expect(successes(model.$statuses.results) == [.open, nil, .done])
         // Frozen: left out and an error, as is a value of the wrong type.
         #expect(model.$currencies.errors.count == 2)
         #expect(digest.errors.map(\.path) == ["currencies[1]", "currencies[2]"])
         #expect(digest.unknownValues.map(\.path) == ["statuses[1]"])
+    }
+
+    @Test func aCollectionThatLeftOutOnlyUnknownValuesIsNotDecodedButHasAnUnknownValue() throws {
+        let (model, digest) = try decodeWithDigest(
+            Collections.self, #"{"statuses": ["open", "archived", "done", "closed"], "currencies": ["eur"]}"#)
+        #expect(model.statuses == [.open, .done])
+        // Something was left out, so not `.decoded`; expected, so no error: the first value left out.
+        #expect(model.$statuses.outcome.kind == .unknownValue("archived"))
+        #expect(model.$statuses.outcome.error == nil)
+        #expect(model.$statuses.errors.isEmpty)
+        #expect(digest.errors.isEmpty)
+        #expect(digest.unknownValues.map(\.unknownRawValue) == ["archived", "closed"])
+        // A collection that left nothing out is decoded.
+        #expect(model.$currencies.outcome.kind == .decoded)
+    }
+
+    @Test func aCollectionThatLeftOutErrorsAndUnknownValuesRecoveredFromTheErrorsAlone() throws {
+        let (model, digest) = try decodeWithDigest(
+            Collections.self, #"{"statuses": ["archived", 1, "open"], "currencies": []}"#)
+        #expect(model.statuses == [.open])
+        #expect(model.$statuses.outcome.kind == .recoveredFrom)
+        #expect((model.$statuses.outcome.error as? DroppedElementsError)?.errors.count == 1)
+        #expect(model.$statuses.errors.count == 1)
+        #expect(digest.errors.map(\.path) == ["statuses[1]"])
+        #expect(digest.unknownValues.map(\.path) == ["statuses[0]"])
     }
 
     @Test func aDictionaryLeavesOutUnknownValuesInsteadOfUsingTheFallback() throws {
@@ -125,6 +150,7 @@ import Testing
         #expect(model.statusByID == ["a": .open])
         #expect(model.currencyByID == ["x": .usd])
         #expect(model.$statusByID.errors.isEmpty)
+        #expect(model.$statusByID.outcome.kind == .unknownValue("archived"))
         #expect(model.$currencyByID.errors.count == 1)
         #expect(digest.errors.map(\.path) == ["currencyByID.y"])
         #expect(digest.unknownValues.map(\.path) == ["statusByID.b"])
