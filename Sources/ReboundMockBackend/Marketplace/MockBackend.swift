@@ -35,7 +35,7 @@ public final class MockBackend: Sendable {
     /// The header that injects a failure into one request: `X-Mock-Failure: temporary-503`.
     ///
     /// Its values are the spellings of ``MockFailure`` (see ``MockFailure/init(_:)``), or `none` to
-    /// exempt the request from the scenario and the rules. An unreadable value gets 400
+    /// exempt the request from the scenario and the rules. An unreadable value gets 422
     /// `validation_failure` with `field` naming the header.
     public static let failureHeaderName = "X-Mock-Failure"
 
