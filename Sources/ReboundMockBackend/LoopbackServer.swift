@@ -36,6 +36,12 @@ public final class LoopbackServer: Sendable {
     /// connection closes meanwhile.
     public typealias Handler = @Sendable (LoopbackRequest) async -> LoopbackReply
 
+    /// A setting passed to ``start(host:port:routes:)`` that no server can honour.
+    public struct ConfigurationError: Error, Hashable, CustomStringConvertible {
+        /// What is wrong, such as `port 70000 is outside 0–65535`.
+        public var description: String
+    }
+
     /// The host the server listens on, as given to ``start(host:port:routes:)``.
     public let host: String
     /// The port the server listens on.
@@ -64,17 +70,22 @@ public final class LoopbackServer: Sendable {
     /// - Parameters:
     ///   - host: The address to listen on. The default, `127.0.0.1`, keeps the server unreachable from
     ///     other machines.
-    ///   - port: The port to listen on; `0`, the default, lets the system pick a free one, so tests can
-    ///     run in parallel.
+    ///   - port: The port to listen on, from 0 to 65535; `0`, the default, lets the system pick a free
+    ///     one, so tests can run in parallel.
     ///   - routes: The routes, asked in order; the first that matches a request handles it. A request
     ///     no route matches gets `404 Not Found` with a short plain-text body.
     /// - Returns: The running server.
-    /// - Throws: An error from SwiftNIO if the server cannot listen, for example because the port is taken.
+    /// - Throws: ``ConfigurationError`` for a port outside 0–65535; an error from SwiftNIO if the server
+    ///   cannot listen, for example because the port is taken.
     public static func start(
         host: String = "127.0.0.1",
         port: Int = 0,
         routes: [LoopbackRoute]
     ) async throws -> LoopbackServer {
+        // The socket layer would silently keep the low 16 bits, listening somewhere nobody asked for.
+        guard (0...65535).contains(port) else {
+            throw ConfigurationError(description: "port \(port) is outside 0–65535")
+        }
         let registry = LoopbackConnectionRegistry()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             // Room for a burst of concurrent connections, as a load test opens them all at once.

@@ -56,13 +56,15 @@ public final class MockBackend: Sendable {
     /// - Parameters:
     ///   - configuration: The seed, scenario and limits of the run.
     ///   - host: The address to listen on; `127.0.0.1` by default, unreachable from other machines.
-    ///   - port: The port; `0`, the default, lets the system pick a free one, so tests run in parallel.
+    ///   - port: The port, from 0 to 65535; `0`, the default, lets the system pick a free one, so tests
+    ///     run in parallel.
     ///   - additionalRoutes: Routes served beside the API, asked before it, such as
     ///     ``LoopbackRoute/standardTestRoutes``.
     ///   - log: Called with one line per request (method, target, outcome, injected failure), from the
     ///     server's tasks; `nil`, the default, logs nothing.
     /// - Returns: The running backend.
-    /// - Throws: An error from SwiftNIO if the server cannot listen, for example because the port is taken.
+    /// - Throws: ``LoopbackServer/ConfigurationError`` for a port outside 0–65535; an error from SwiftNIO
+    ///   if the server cannot listen, for example because the port is taken.
     public static func start(
         configuration: Configuration = Configuration(),
         host: String = "127.0.0.1",
