@@ -15,7 +15,7 @@ struct LoopbackReplyPerformer: Sendable {
     /// Carries out `reply` to the connection's current request.
     func perform(_ reply: LoopbackReply) async {
         do {
-            try await carryOut(reply)
+            try await carryOut(reply.replacingInvalidStatus())
         } catch {
             try? await onConnection { $0.closeConnection() }
         }
@@ -78,5 +78,32 @@ struct LoopbackReplyPerformer: Sendable {
     ) async throws {
         let connection = self.connection
         try await eventLoop.flatSubmit { step(connection.value) }.get()
+    }
+}
+
+extension LoopbackReply {
+    /// The statuses a response can carry: a status line has exactly three digits.
+    static let validStatuses = 100...999
+
+    /// The reply itself, or `500 Internal Server Error` with a plain-text reason if its status (or that
+    /// of the reply it delays) is outside ``validStatuses``.
+    ///
+    /// A route or a scripted failure with a status such as `-3` or `1000` is a mistake in the test;
+    /// answering it with a 500 shows the mistake without crashing the server or putting a status line
+    /// on the wire that no client can parse.
+    func replacingInvalidStatus() -> LoopbackReply {
+        let status: Int
+        switch self {
+        case .respond(let code, _, _), .stream(let code, _, _, _), .closeMidBody(let code, _, _, _),
+            .stallMidBody(let code, _, _, _):
+            status = code
+        case .stall, .closeWithoutResponse:
+            return self
+        case .delayed(let delay, let reply):
+            return .delayed(delay, reply.replacingInvalidStatus())
+        }
+        guard !Self.validStatuses.contains(status) else { return self }
+        return .text(
+            "Invalid status \(status) in a scripted reply: a status has three digits, 100 to 999.\n", status: 500)
     }
 }

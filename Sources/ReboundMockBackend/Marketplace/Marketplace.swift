@@ -232,9 +232,16 @@ final class Marketplace: Sendable {
             // Rounded up, so that the date is never earlier than asked; the client compares it with
             // its own wall clock, so the backend's advanced clock plays no part.
             let now = Int64(Date().timeIntervalSince1970.rounded(.up))
-            return [("Retry-After", HTTPDate.format(secondsSince1970: now + Int64(secondsFromNow)))]
+            // Saturating, and kept within years that have four digits, as an HTTP date must: a test
+            // asking for `Int.max` seconds gets the latest date there is, not a crash.
+            let (sum, overflow) = now.addingReportingOverflow(Int64(secondsFromNow))
+            let date = overflow ? (secondsFromNow < 0 ? Int64.min : Int64.max) : sum
+            return [("Retry-After", HTTPDate.format(secondsSince1970: date.clamped(to: Self.retryAfterDates)))]
         }
     }
+
+    /// The dates a `Retry-After` can name: from 1970 to the last second of 9999, the last year of four digits.
+    private static let retryAfterDates: ClosedRange<Int64> = 0...253_402_300_799
 
     /// The size of each chunk of an oversized body: large enough to stream fast, small enough to hold.
     private static let oversizedChunkSize = 64 * 1024
@@ -276,5 +283,12 @@ final class Marketplace: Sendable {
         case .closeWithoutResponse: "closed without a response"
         case .delayed(let delay, let inner): "\(summary(of: inner)) after \(delay)"
         }
+    }
+}
+
+extension Comparable {
+    /// The value, or the nearer bound of `range` if it falls outside it.
+    fileprivate func clamped(to range: ClosedRange<Self>) -> Self {
+        min(max(self, range.lowerBound), range.upperBound)
     }
 }

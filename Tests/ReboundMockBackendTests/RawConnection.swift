@@ -1,0 +1,113 @@
+import Dispatch
+import Glibc
+
+/// A plain TCP connection to a loopback server, for tests about what goes on the wire.
+///
+/// It sends bytes as given and reads what comes back until the server closes the connection, so a
+/// test can send what no HTTP client would (an absurd `Content-Length`, a half-close) and see the
+/// exact answer. Every read gives up after a generous receive timeout, so a server that never
+/// answers fails the test instead of hanging it.
+///
+/// Its calls block, so tests make them through ``blocking(_:)``; one task at a time uses a connection.
+final class RawConnection: @unchecked Sendable {
+    struct SocketError: Error { var operation: String }
+
+    private let fd: Int32
+
+    /// Connects to `port` on 127.0.0.1.
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw SocketError(operation: "socket") }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            Glibc.close(fd)
+            throw SocketError(operation: "connect")
+        }
+    }
+
+    deinit {
+        Glibc.close(fd)
+    }
+
+    /// Sends `text` in UTF-8.
+    func send(_ text: String) throws {
+        try send(Array(text.utf8))
+    }
+
+    /// Sends `bytes`, all of them.
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard sent > 0 else { throw SocketError(operation: "send") }
+            offset += sent
+        }
+    }
+
+    /// Ends what the client sends (a half-close); the server can still answer.
+    func closeOutput() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Everything the server sends until it closes the connection, in UTF-8 (lossy).
+    ///
+    /// - Throws: ``SocketError`` if the server neither sends nor closes within the receive timeout.
+    func readUntilClosed() throws -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { break }
+            guard count > 0 else {
+                // A reset after the response still leaves the response to check.
+                if errno == ECONNRESET && !received.isEmpty { break }
+                throw SocketError(operation: "recv (errno \(errno))")
+            }
+            received += buffer[..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Reads until `marker` has been received, and returns everything received so far.
+    func read(until marker: String) throws -> String {
+        var received: [UInt8] = []
+        var byte: UInt8 = 0
+        let markerBytes = Array(marker.utf8)
+        while !received.ends(with: markerBytes) {
+            let count = recv(fd, &byte, 1, 0)
+            guard count == 1 else { throw SocketError(operation: "recv before \(marker.debugDescription)") }
+            received.append(byte)
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
+}
+
+/// Runs `body`, which blocks on sockets, on a thread of its own and waits for it.
+///
+/// Blocking a thread of Swift's cooperative pool could starve the route handlers of the server under
+/// test, which run on that pool too.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue(label: "RawConnection").async {
+            continuation.resume(with: Result { try body() })
+        }
+    }
+}
