@@ -3,9 +3,11 @@ import NIOHTTP1
 
 /// Serves the requests of one connection, one at a time and in the order they arrived.
 ///
-/// The handler always keeps reading, so it notices a client that goes away even while a reply stalls;
-/// complete requests that arrive while one is being answered wait in a queue. Answering a request
-/// takes three steps:
+/// The handler keeps reading while a reply is under way, so it notices a client that goes away even
+/// while a reply stalls; complete requests that arrive meanwhile wait in a queue. Once the queue holds
+/// ``LoopbackServer/Limits/maxQueuedRequests`` requests, the handler holds back the channel's reads
+/// until a response completes (NIO still reports the end of input), so an endless pipeline waits in
+/// the socket buffers rather than in memory. Answering a request takes three steps:
 ///
 /// 1. On the event loop, the handler takes the next request and starts a `Task` for it.
 /// 2. In the task, the route handler decides the reply and ``LoopbackReplyPerformer`` waits out any
@@ -15,8 +17,9 @@ import NIOHTTP1
 ///
 /// Nothing but the event loop touches the handler's state. When the connection closes, the running
 /// task is cancelled and the queue dropped.
-final class LoopbackConnectionHandler: ChannelInboundHandler {
+final class LoopbackConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
     typealias OutboundOut = HTTPServerResponsePart
 
     /// How a response head marks where its body ends.
@@ -39,12 +42,14 @@ final class LoopbackConnectionHandler: ChannelInboundHandler {
     private enum PendingWork {
         /// A well-formed request.
         case request(ReceivedRequest)
-        /// Bytes that are not HTTP, answered with `400 Bad Request` and the end of the connection.
-        case malformedRequest
+        /// Bytes that are not HTTP (`400 Bad Request`) or a request over a limit (`413 Content Too
+        /// Large`), answered with the status and the end of the connection.
+        case refusal(HTTPResponseStatus)
     }
 
     private let connectionNumber: Int
     private let routes: [LoopbackRoute]
+    private let limits: LoopbackServer.Limits
     private let registry: LoopbackConnectionRegistry
     private let eventLoop: any EventLoop
 
@@ -56,8 +61,12 @@ final class LoopbackConnectionHandler: ChannelInboundHandler {
     private var incomingBody = ByteBuffer()
     /// Whether the request being received asked for `100 Continue` and has not had it yet.
     private var incomingAwaitsContinue = false
-    /// Complete requests waiting for the one being answered, perhaps ending with a malformed one.
+    /// Complete requests waiting for the one being answered, perhaps ending with a refusal.
     private var waitingWork = CircularBuffer<PendingWork>()
+    /// Whether a refusal is queued, after which input is ignored: the connection ends with it.
+    private var ignoresInput = false
+    /// Whether the channel asked to read while reads were held back (see ``read(context:)``).
+    private var isReadHeldBack = false
 
     /// The request being answered, or `nil` between requests.
     private var currentRequest: ReceivedRequest?
@@ -73,11 +82,13 @@ final class LoopbackConnectionHandler: ChannelInboundHandler {
     init(
         connectionNumber: Int,
         routes: [LoopbackRoute],
+        limits: LoopbackServer.Limits,
         registry: LoopbackConnectionRegistry,
         eventLoop: any EventLoop
     ) {
         self.connectionNumber = connectionNumber
         self.routes = routes
+        self.limits = limits
         self.registry = registry
         self.eventLoop = eventLoop
     }
@@ -100,8 +111,16 @@ final class LoopbackConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !ignoresInput else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            // A length too large for `Int` is certainly too large; the decoder rejects non-numbers.
+            if let declaredLength = head.headers["content-length"].first.map({ Int($0) ?? .max }),
+                declaredLength > limits.maxRequestBodySize
+            {
+                refuseInput(with: .payloadTooLarge)
+                return
+            }
             incomingHead = head
             incomingBody.clear()
             incomingAwaitsContinue =
@@ -109,6 +128,10 @@ final class LoopbackConnectionHandler: ChannelInboundHandler {
                 && head.headers["expect"].contains { $0.caseInsensitiveEquals("100-continue") }
             sendContinueIfAwaited()
         case .body(var part):
+            guard incomingBody.readableBytes + part.readableBytes <= limits.maxRequestBodySize else {
+                refuseInput(with: .payloadTooLarge)
+                return
+            }
             incomingBody.writeBuffer(&part)
         case .end:
             guard let head = incomingHead else { return }
@@ -129,6 +152,19 @@ final class LoopbackConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// Passes the channel's request to read on, unless the queue is full or input is ignored.
+    ///
+    /// With reads held back, the socket's buffers fill and the client's sends block: the backpressure
+    /// that keeps an endless pipeline out of memory. ``startNextExchange()`` lets the read through once
+    /// the queue has room.
+    func read(context: ChannelHandlerContext) {
+        if ignoresInput || waitingWork.count >= limits.maxQueuedRequests {
+            isReadHeldBack = true
+        } else {
+            context.read()
+        }
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard !isClosing else { return }
         guard error is HTTPParserError else {
@@ -138,23 +174,37 @@ final class LoopbackConnectionHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        // Requests that arrived whole before the malformed bytes still get their responses, in order;
-        // then the malformed request gets a 400 and the connection closes, since the decoder cannot
-        // find where a next request would start.
+        // The decoder cannot find where a next request would start, so the connection ends with a 400.
+        guard !ignoresInput else { return }
+        refuseInput(with: .badRequest)
+    }
+
+    /// Drops the request being received and queues `status` as the connection's last answer.
+    ///
+    /// Requests that arrived whole before still get their responses, in order; then the refusal is
+    /// sent and the connection closes. Input from then on is ignored, and no longer read.
+    private func refuseInput(with status: HTTPResponseStatus) {
         incomingHead = nil
+        incomingBody = ByteBuffer()
         incomingAwaitsContinue = false
-        waitingWork.append(.malformedRequest)
+        ignoresInput = true
+        waitingWork.append(.refusal(status))
         startNextExchange()
     }
 
     /// Starts answering the next waiting request, if the connection is free and open.
     private func startNextExchange() {
         guard currentRequest == nil, !isClosing, let context else { return }
-        switch waitingWork.popFirst() {
+        let work = waitingWork.popFirst()
+        if isReadHeldBack && !ignoresInput && waitingWork.count < limits.maxQueuedRequests {
+            isReadHeldBack = false
+            context.read()
+        }
+        switch work {
         case nil:
             sendContinueIfAwaited()
-        case .malformedRequest:
-            answerMalformedRequest(context: context)
+        case .refusal(let status):
+            answerRefusal(status, context: context)
         case .request(let next):
             currentRequest = next
             sendsBody = false
@@ -172,11 +222,11 @@ final class LoopbackConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    /// Sends `400 Bad Request` and closes the connection once it is sent.
-    private func answerMalformedRequest(context: ChannelHandlerContext) {
+    /// Sends `status` without a body and closes the connection once it is sent.
+    private func answerRefusal(_ status: HTTPResponseStatus, context: ChannelHandlerContext) {
         isClosing = true
         let headers = HTTPHeaders([("Connection", "close"), ("Content-Length", "0")])
-        let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers)
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
             context.close(promise: nil)

@@ -26,7 +26,8 @@ import NIOPosix
 ///
 /// A request with `Expect: 100-continue` gets `100 Continue` as soon as its head arrives, so clients
 /// that send large bodies do not wait out their expect timeout. A request that is not HTTP gets
-/// `400 Bad Request` and the connection closes.
+/// `400 Bad Request` and the connection closes; a request whose body is larger than
+/// ``Limits/maxRequestBodySize`` gets `413 Content Too Large` and the connection closes.
 ///
 /// The server runs on the shared SwiftNIO event loops (`MultiThreadedEventLoopGroup.singleton`), so
 /// starting one costs a listening socket and nothing else, and no thread outlives a test that forgets
@@ -36,13 +37,13 @@ public final class LoopbackServer: Sendable {
     /// connection closes meanwhile.
     public typealias Handler = @Sendable (LoopbackRequest) async -> LoopbackReply
 
-    /// A setting passed to ``start(host:port:routes:)`` that no server can honour.
+    /// A setting passed to ``start(host:port:limits:routes:)`` that no server can honour.
     public struct ConfigurationError: Error, Hashable, CustomStringConvertible {
         /// What is wrong, such as `port 70000 is outside 0–65535`.
         public var description: String
     }
 
-    /// The host the server listens on, as given to ``start(host:port:routes:)``.
+    /// The host the server listens on, as given to ``start(host:port:limits:routes:)``.
     public let host: String
     /// The port the server listens on.
     public let port: Int
@@ -72,20 +73,23 @@ public final class LoopbackServer: Sendable {
     ///     other machines.
     ///   - port: The port to listen on, from 0 to 65535; `0`, the default, lets the system pick a free
     ///     one, so tests can run in parallel.
+    ///   - limits: How much the server takes from a client before refusing it; see ``Limits``.
     ///   - routes: The routes, asked in order; the first that matches a request handles it. A request
     ///     no route matches gets `404 Not Found` with a short plain-text body.
     /// - Returns: The running server.
-    /// - Throws: ``ConfigurationError`` for a port outside 0–65535; an error from SwiftNIO if the server
-    ///   cannot listen, for example because the port is taken.
+    /// - Throws: ``ConfigurationError`` for a port outside 0–65535 or a limit below its minimum; an
+    ///   error from SwiftNIO if the server cannot listen, for example because the port is taken.
     public static func start(
         host: String = "127.0.0.1",
         port: Int = 0,
+        limits: Limits = .default,
         routes: [LoopbackRoute]
     ) async throws -> LoopbackServer {
         // The socket layer would silently keep the low 16 bits, listening somewhere nobody asked for.
         guard (0...65535).contains(port) else {
             throw ConfigurationError(description: "port \(port) is outside 0–65535")
         }
+        try limits.validate()
         let registry = LoopbackConnectionRegistry()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             // Room for a burst of concurrent connections, as a load test opens them all at once.
@@ -102,6 +106,7 @@ public final class LoopbackServer: Sendable {
                         of: channel,
                         connectionNumber: connectionNumber,
                         routes: routes,
+                        limits: limits,
                         registry: registry
                     )
                 }
@@ -120,6 +125,7 @@ public final class LoopbackServer: Sendable {
         of channel: any Channel,
         connectionNumber: Int,
         routes: [LoopbackRoute],
+        limits: Limits,
         registry: LoopbackConnectionRegistry
     ) throws {
         // The encoder must send the framing headers a reply scripts, wrong ones included.
@@ -138,6 +144,7 @@ public final class LoopbackServer: Sendable {
             LoopbackConnectionHandler(
                 connectionNumber: connectionNumber,
                 routes: routes,
+                limits: limits,
                 registry: registry,
                 eventLoop: channel.eventLoop
             )

@@ -1,3 +1,4 @@
+import Foundation
 import ReboundMockBackend
 import Testing
 
@@ -68,5 +69,104 @@ extension LoopbackServerLimitsTests {
         #expect(answer.hasPrefix("HTTP/1.1 503 "))
         #expect(answer.contains("Retry-After: Fri, 31 Dec 9999 23:59:59 GMT\r\n"))
         try await backend.shutdown()
+    }
+}
+
+extension LoopbackServerLimitsTests {
+    @Test func aDeclaredBodyLargerThanTheLimitGets413WithoutContinueAndTheConnectionCloses() async throws {
+        let server = try await LoopbackServer.start(
+            limits: .init(maxRequestBodySize: 1000),
+            routes: [LoopbackRoute("/upload") { _ in .text("stored") }]
+        )
+        let connection = try RawConnection(port: server.port)
+
+        try connection.send(
+            "POST /upload HTTP/1.1\r\nHost: loopback\r\nContent-Length: 1000000000000000000\r\n"
+                + "Expect: 100-continue\r\n\r\n"
+        )
+
+        let answer = try await blocking { try connection.readUntilClosed() }
+        #expect(answer.hasPrefix("HTTP/1.1 413 "))
+        #expect(!answer.contains("100 Continue"))
+        #expect(server.requestsServed == 0)
+        try await server.shutdown()
+    }
+
+    @Test func aBodyAtTheLimitIsAccepted() async throws {
+        let server = try await LoopbackServer.start(
+            limits: .init(maxRequestBodySize: 1000),
+            routes: [LoopbackRoute("/upload") { request in .text("stored \(request.body.count)") }]
+        )
+        let connection = try RawConnection(port: server.port)
+
+        try connection.send(
+            "POST /upload HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\nContent-Length: 1000\r\n\r\n"
+                + String(repeating: "x", count: 1000)
+        )
+
+        let answer = try await blocking { try connection.readUntilClosed() }
+        #expect(answer.hasPrefix("HTTP/1.1 200 "))
+        #expect(answer.hasSuffix("stored 1000"))
+        try await server.shutdown()
+    }
+
+    @Test func aChunkedBodyGrowingPastTheLimitGets413AfterTheResponsesBeforeIt() async throws {
+        let server = try await LoopbackServer.start(
+            limits: .init(maxRequestBodySize: 1000),
+            routes: [LoopbackRoute("/upload") { request in .text("stored \(request.body.count)") }]
+        )
+        let connection = try RawConnection(port: server.port)
+        let chunk = "258\r\n" + String(repeating: "x", count: 600) + "\r\n"  // 0x258 = 600 bytes
+
+        // A first request within the limit, pipelined before one that crosses it.
+        try connection.send("POST /upload HTTP/1.1\r\nHost: loopback\r\nContent-Length: 3\r\n\r\nabc")
+        try connection.send("POST /upload HTTP/1.1\r\nHost: loopback\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try connection.send(chunk + chunk)
+
+        let answer = try await blocking { try connection.readUntilClosed() }
+        #expect(answer.hasPrefix("HTTP/1.1 200 "))
+        #expect(answer.contains("stored 3HTTP/1.1 413 "))
+        #expect(server.requestsServed == 1)
+        try await server.shutdown()
+    }
+}
+
+extension LoopbackServerLimitsTests {
+    @Test func whileAReplyStallsTheServerStopsReadingPipelinedRequestsOnceItsQueueIsFull() async throws {
+        let (release, releaseNow) = AsyncStream<Void>.makeStream()
+        let server = try await LoopbackServer.start(
+            limits: .init(maxQueuedRequests: 2),
+            routes: [
+                LoopbackRoute("/wait") { _ in
+                    for await _ in release {}
+                    return .text("released")
+                },
+                LoopbackRoute("/upload") { _ in .text("stored") },
+            ]
+        )
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET /wait HTTP/1.1\r\nHost: loopback\r\n\r\n")
+        // Far more than the socket buffers between client and server hold (the kernel grows them to tens of MiB).
+        let body = String(repeating: "x", count: 1024 * 1024)
+        let upload = "POST /upload HTTP/1.1\r\nHost: loopback\r\nContent-Length: \(body.count)\r\n\r\n" + body
+        let uploads = 80
+        let pipeline = Array(String(repeating: upload, count: uploads).utf8)
+
+        let sent = try await blocking { connection.sendUntilBlocked(pipeline, patience: .seconds(2)) }
+
+        #expect(sent < pipeline.count)
+        // The stalled request, the full queue, and at most one more whose start came in the last read.
+        #expect(server.requestsServed <= 1 + 2 + 1)
+
+        // Once the stalled reply completes, the queue drains and the server reads the rest.
+        releaseNow.finish()
+        let answer = try await blocking {
+            try connection.send(Array(pipeline[sent...]))
+            try connection.send("GET /last HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n")
+            return try connection.readUntilClosed()
+        }
+        #expect(answer.components(separatedBy: "HTTP/1.1 200 ").count - 1 == 1 + uploads)
+        #expect(answer.hasSuffix("No route for GET /last\n"))
+        try await server.shutdown()
     }
 }

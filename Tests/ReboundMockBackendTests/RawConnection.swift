@@ -12,7 +12,7 @@ import Glibc
 final class RawConnection: @unchecked Sendable {
     struct SocketError: Error { var operation: String }
 
-    private let fd: Int32
+    fileprivate let fd: Int32
 
     /// Connects to `port` on 127.0.0.1.
     init(port: Int) throws {
@@ -97,6 +97,33 @@ final class RawConnection: @unchecked Sendable {
 extension Array where Element == UInt8 {
     fileprivate func ends(with suffix: [UInt8]) -> Bool {
         count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
+}
+
+extension RawConnection {
+    /// Sends as much of `bytes` as the connection takes, and returns how many bytes that was.
+    ///
+    /// Stops once the socket has accepted nothing for `patience`: the receiver has stopped reading and
+    /// the buffers between are full. Sends everything if the receiver keeps reading.
+    func sendUntilBlocked(_ bytes: [UInt8], patience: Duration) -> Int {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        defer { _ = fcntl(fd, F_SETFL, flags) }
+        let patienceInMilliseconds = Int32(patience.components.seconds * 1000)
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            if sent > 0 {
+                offset += sent
+                continue
+            }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else { break }
+            var waiting = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            guard poll(&waiting, 1, patienceInMilliseconds) > 0 else { break }
+        }
+        return offset
     }
 }
 

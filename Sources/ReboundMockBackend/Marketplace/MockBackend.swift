@@ -58,17 +58,21 @@ public final class MockBackend: Sendable {
     ///   - host: The address to listen on; `127.0.0.1` by default, unreachable from other machines.
     ///   - port: The port, from 0 to 65535; `0`, the default, lets the system pick a free one, so tests
     ///     run in parallel.
+    ///   - limits: How much the server takes from a client before refusing it; see
+    ///     ``LoopbackServer/Limits``.
     ///   - additionalRoutes: Routes served beside the API, asked before it, such as
     ///     ``LoopbackRoute/standardTestRoutes``.
     ///   - log: Called with one line per request (method, target, outcome, injected failure), from the
     ///     server's tasks; `nil`, the default, logs nothing.
     /// - Returns: The running backend.
-    /// - Throws: ``LoopbackServer/ConfigurationError`` for a port outside 0–65535; an error from SwiftNIO
-    ///   if the server cannot listen, for example because the port is taken.
+    /// - Throws: ``LoopbackServer/ConfigurationError`` for a port outside 0–65535 or a limit below its
+    ///   minimum; an error from SwiftNIO if the server cannot listen, for example because the port is
+    ///   taken.
     public static func start(
         configuration: Configuration = Configuration(),
         host: String = "127.0.0.1",
         port: Int = 0,
+        limits: LoopbackServer.Limits = .default,
         additionalRoutes: [LoopbackRoute] = [],
         log: (@Sendable (String) -> Void)? = nil
     ) async throws -> MockBackend {
@@ -76,7 +80,12 @@ public final class MockBackend: Sendable {
         let route = LoopbackRoute(pathPrefix: "/v1") { request in
             await marketplace.handle(request)
         }
-        let server = try await LoopbackServer.start(host: host, port: port, routes: additionalRoutes + [route])
+        let server = try await LoopbackServer.start(
+            host: host,
+            port: port,
+            limits: limits,
+            routes: additionalRoutes + [route]
+        )
         return MockBackend(configuration: configuration, server: server, marketplace: marketplace)
     }
 
