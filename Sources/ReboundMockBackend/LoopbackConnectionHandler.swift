@@ -67,6 +67,8 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
     private var ignoresInput = false
     /// Whether the channel asked to read while reads were held back (see ``read(context:)``).
     private var isReadHeldBack = false
+    /// Closes the connection if no request head arrives in time; runs only while waiting for one.
+    private var idleTimer: Scheduled<Void>?
 
     /// The request being answered, or `nil` between requests.
     private var currentRequest: ReceivedRequest?
@@ -100,11 +102,18 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         isClosing = true
+        idleTimer?.cancel()
         replyTask?.cancel()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        startIdleTimer()
+        context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         isClosing = true
+        idleTimer?.cancel()
         replyTask?.cancel()
         waitingWork.removeAll()
         context.fireChannelInactive()
@@ -121,6 +130,8 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
                 refuseInput(with: .payloadTooLarge)
                 return
             }
+            idleTimer?.cancel()
+            idleTimer = nil
             incomingHead = head
             incomingBody.clear()
             incomingAwaitsContinue =
@@ -203,6 +214,7 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
         switch work {
         case nil:
             sendContinueIfAwaited()
+            if incomingHead == nil { startIdleTimer() }
         case .refusal(let status):
             answerRefusal(status, context: context)
         case .request(let next):
@@ -219,6 +231,23 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
                 let reply = await handler(request)
                 await performer.perform(reply)
             }
+        }
+    }
+
+    /// Starts (again) the wait for a request head, which closes the connection after
+    /// ``LoopbackServer/Limits/idleTimeout``.
+    ///
+    /// Only a connection with nothing to answer waits: the timer is cancelled when a head arrives and
+    /// started again when the last queued response completes, so a reply that takes long (or stalls
+    /// by design) never counts as idle.
+    private func startIdleTimer() {
+        idleTimer?.cancel()
+        guard !isClosing, let context else { return }
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(limits.idleTimeout)) {
+            [self] in
+            guard currentRequest == nil, waitingWork.isEmpty, incomingHead == nil, !isClosing else { return }
+            isClosing = true
+            self.context?.close(promise: nil)
         }
     }
 

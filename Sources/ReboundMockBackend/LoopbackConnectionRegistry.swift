@@ -33,10 +33,10 @@ final class LoopbackConnectionRegistry: Sendable {
     }
 
     /// Records a newly accepted connection and returns its 1-based number, or `nil` if the server is
-    /// shutting down and the connection should be closed at once.
-    func connectionOpened(_ channel: any Channel) -> Int? {
+    /// shutting down or already has `maxConnections` open, and the connection should be closed at once.
+    func connectionOpened(_ channel: any Channel, maxConnections: Int) -> Int? {
         state.withLockedValue { state in
-            guard !state.isShutDown else { return nil }
+            guard !state.isShutDown, state.openConnections.count < maxConnections else { return nil }
             state.connectionsAccepted += 1
             state.openConnections[ObjectIdentifier(channel)] = channel
             return state.connectionsAccepted

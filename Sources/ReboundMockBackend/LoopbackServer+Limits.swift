@@ -4,6 +4,11 @@ extension LoopbackServer {
     /// The server runs inside a test process, so a runaway or hostile client (an endless body, an
     /// endless pipeline, thousands of sockets that never send a request) must not exhaust the process's
     /// memory or file descriptors. The defaults are far above what a test of an HTTP client needs.
+    ///
+    /// ```swift
+    /// // A server for a process limited to 200 file descriptors.
+    /// let server = try await LoopbackServer.start(limits: .init(maxConnections: 150), routes: routes)
+    /// ```
     public struct Limits: Sendable, Hashable {
         /// The largest request body accepted, in bytes.
         ///
@@ -20,10 +25,31 @@ extension LoopbackServer {
         /// than any HTTP client pipelines.
         public var maxQueuedRequests: Int
 
+        /// The most connections open at once; the server closes any it accepts beyond them at once.
+        ///
+        /// The default, 1024, is twice what a test of 500 concurrent requests opens; under a tight
+        /// `ulimit -n`, lower it so that the server keeps descriptors for answering.
+        public var maxConnections: Int
+
+        /// How long a connection may wait for a request head (from when it opens or its last response
+        /// completes until the head has arrived) before the server closes it.
+        ///
+        /// A reply under way, even one scripted to stall, does not count as idle. The default, 60 seconds,
+        /// is longer than any client keeps an idle connection in its pool, and short enough that sockets
+        /// opened and abandoned (or a client sending its head a byte at a time) do not pile up.
+        public var idleTimeout: Duration
+
         /// Limits with the defaults given for each property.
-        public init(maxRequestBodySize: Int = 8 * 1024 * 1024, maxQueuedRequests: Int = 16) {
+        public init(
+            maxRequestBodySize: Int = 8 * 1024 * 1024,
+            maxQueuedRequests: Int = 16,
+            maxConnections: Int = 1024,
+            idleTimeout: Duration = .seconds(60)
+        ) {
             self.maxRequestBodySize = maxRequestBodySize
             self.maxQueuedRequests = maxQueuedRequests
+            self.maxConnections = maxConnections
+            self.idleTimeout = idleTimeout
         }
 
         /// The defaults given for each property.
@@ -36,6 +62,12 @@ extension LoopbackServer {
             }
             guard maxQueuedRequests >= 1 else {
                 throw ConfigurationError(description: "maxQueuedRequests \(maxQueuedRequests) is less than 1")
+            }
+            guard maxConnections >= 1 else {
+                throw ConfigurationError(description: "maxConnections \(maxConnections) is less than 1")
+            }
+            guard idleTimeout > .zero else {
+                throw ConfigurationError(description: "idleTimeout \(idleTimeout) is not positive")
             }
         }
     }

@@ -27,7 +27,9 @@ import NIOPosix
 /// A request with `Expect: 100-continue` gets `100 Continue` as soon as its head arrives, so clients
 /// that send large bodies do not wait out their expect timeout. A request that is not HTTP gets
 /// `400 Bad Request` and the connection closes; a request whose body is larger than
-/// ``Limits/maxRequestBodySize`` gets `413 Content Too Large` and the connection closes.
+/// ``Limits/maxRequestBodySize`` gets `413 Content Too Large` and the connection closes. A connection
+/// with nothing to answer that sends no request head for ``Limits/idleTimeout`` is closed, and at most
+/// ``Limits/maxConnections`` are open at once.
 ///
 /// The server runs on the shared SwiftNIO event loops (`MultiThreadedEventLoopGroup.singleton`), so
 /// starting one costs a listening socket and nothing else, and no thread outlives a test that forgets
@@ -97,7 +99,8 @@ public final class LoopbackServer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                guard let connectionNumber = registry.connectionOpened(channel) else {
+                guard let connectionNumber = registry.connectionOpened(channel, maxConnections: limits.maxConnections)
+                else {
                     return channel.close()
                 }
                 channel.closeFuture.whenComplete { _ in registry.connectionClosed(channel) }

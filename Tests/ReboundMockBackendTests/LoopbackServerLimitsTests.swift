@@ -170,3 +170,72 @@ extension LoopbackServerLimitsTests {
         try await server.shutdown()
     }
 }
+
+extension LoopbackServerLimitsTests {
+    @Test func aConnectionThatSendsNoRequestHeadIsClosedAfterTheIdleTimeout() async throws {
+        let server = try await LoopbackServer.start(
+            limits: .init(idleTimeout: .milliseconds(100)),
+            routes: [LoopbackRoute("/hello") { _ in .text("hello") }]
+        )
+        let silent = try RawConnection(port: server.port)
+        let halfAHead = try RawConnection(port: server.port)
+        try halfAHead.send("GET /hello HTTP/1.1\r\nHost: loop")
+
+        // The server closes both, long before the client's receive timeout would end the reads.
+        #expect(try await blocking { try silent.readUntilClosed() } == "")
+        #expect(try await blocking { try halfAHead.readUntilClosed() } == "")
+        try await server.shutdown()
+    }
+
+    @Test func aConnectionIdleAfterAResponseIsClosedAfterTheIdleTimeout() async throws {
+        // Long enough for the request head to arrive in time on a loaded machine.
+        let server = try await LoopbackServer.start(
+            limits: .init(idleTimeout: .seconds(1)),
+            routes: [LoopbackRoute("/hello") { _ in .text("hello") }]
+        )
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET /hello HTTP/1.1\r\nHost: loopback\r\n\r\n")
+
+        let answer = try await blocking { try connection.readUntilClosed() }
+
+        #expect(answer.hasPrefix("HTTP/1.1 200 "))
+        #expect(answer.hasSuffix("hello"))
+        try await server.shutdown()
+    }
+
+    @Test func aReplyThatTakesLongerThanTheIdleTimeoutIsNotCutShort() async throws {
+        let server = try await LoopbackServer.start(
+            // Long enough for the request head to arrive in time on a loaded machine; the reply takes longer.
+            limits: .init(idleTimeout: .seconds(1)),
+            routes: [LoopbackRoute("/slow") { _ in .delayed(.seconds(2), .text("done")) }]
+        )
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET /slow HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n")
+
+        let answer = try await blocking { try connection.readUntilClosed() }
+
+        #expect(answer.hasPrefix("HTTP/1.1 200 "))
+        #expect(answer.hasSuffix("done"))
+        try await server.shutdown()
+    }
+
+    @Test func connectionsBeyondTheLimitAreClosedAtOnce() async throws {
+        let server = try await LoopbackServer.start(
+            limits: .init(maxConnections: 2),
+            routes: [LoopbackRoute("/hello") { _ in .respond(status: 204) }]
+        )
+        // Two connections the server has certainly accepted: each got a response and stays open.
+        let open = try (0..<2).map { _ in try RawConnection(port: server.port) }
+        for connection in open {
+            try connection.send("GET /hello HTTP/1.1\r\nHost: loopback\r\n\r\n")
+            #expect(try await blocking { try connection.read(until: "\r\n\r\n") }.hasPrefix("HTTP/1.1 204 "))
+        }
+
+        // The kernel completes the handshake; the server then closes the connection without reading.
+        let third = try RawConnection(port: server.port)
+
+        #expect(try await blocking { try third.readUntilClosed() } == "")
+        #expect(server.connectionsAccepted == 2)
+        try await server.shutdown()
+    }
+}
