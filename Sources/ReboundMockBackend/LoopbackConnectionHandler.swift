@@ -16,7 +16,9 @@ import NIOHTTP1
 ///    below, and the last one (``finishResponse()``) starts the next request.
 ///
 /// Nothing but the event loop touches the handler's state. When the connection closes, the running
-/// task is cancelled and the queue dropped.
+/// task is cancelled and the queue dropped. When only the client's side ends (a half-close, or a
+/// client that left: the two look the same until a write fails), the requests received so far are
+/// still answered, and the connection closes after the last response.
 final class LoopbackConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundIn = HTTPServerResponsePart
@@ -67,6 +69,8 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
     private var ignoresInput = false
     /// Whether the channel asked to read while reads were held back (see ``read(context:)``).
     private var isReadHeldBack = false
+    /// Whether the client has ended its side of the connection: no more requests will come.
+    private var isInputClosed = false
     /// Closes the connection if no request head arrives in time; runs only while waiting for one.
     private var idleTimer: Scheduled<Void>?
 
@@ -117,6 +121,20 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
         replyTask?.cancel()
         waitingWork.removeAll()
         context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // A request cut short by the end of input can never be answered; the ones received whole
+            // are, then the connection closes (see `startNextExchange` and `finishResponse`).
+            isInputClosed = true
+            incomingHead = nil
+            incomingBody = ByteBuffer()
+            incomingAwaitsContinue = false
+            startNextExchange()
+            closeAfterIdleTimeoutEvenIfAnswering()
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -212,6 +230,11 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
             context.read()
         }
         switch work {
+        case nil where isInputClosed:
+            // Everything received is answered, and nothing more can come.
+            isClosing = true
+            idleTimer?.cancel()
+            context.close(promise: nil)
         case nil:
             sendContinueIfAwaited()
             if incomingHead == nil { startIdleTimer() }
@@ -247,6 +270,22 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
             [self] in
             guard currentRequest == nil, waitingWork.isEmpty, incomingHead == nil, !isClosing else { return }
             isClosing = true
+            self.context?.close(promise: nil)
+        }
+    }
+
+    /// Closes the connection after ``LoopbackServer/Limits/idleTimeout``, replies under way or not.
+    ///
+    /// Used once the client's side has ended: a client that left looks the same as one that
+    /// half-closed, and a stalled reply to it would otherwise hold the connection until shutdown.
+    private func closeAfterIdleTimeoutEvenIfAnswering() {
+        guard !isClosing, let context else { return }
+        idleTimer?.cancel()
+        idleTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(limits.idleTimeout)) {
+            [self] in
+            guard !isClosing else { return }
+            isClosing = true
+            replyTask?.cancel()
             self.context?.close(promise: nil)
         }
     }
@@ -351,7 +390,7 @@ extension LoopbackConnectionHandler {
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         currentRequest = nil
         replyTask = nil
-        if closesAfterResponse {
+        if closesAfterResponse || (isInputClosed && waitingWork.isEmpty) {
             isClosing = true
             // Closing discards writes still queued, so wait until the response has left.
             written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }

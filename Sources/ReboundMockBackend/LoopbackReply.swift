@@ -41,10 +41,13 @@ public enum LoopbackReply: Sendable {
     /// The head with `Content-Length: declaredLength` and `partialBody` (shorter), then nothing more.
     ///
     /// The connection stays open until the client goes away or the server shuts down; later requests
-    /// on it are never answered.
+    /// on it are never answered. The server cannot tell a client that left from one that only closed
+    /// its side (a half-close), so it notices one
+    /// ``LoopbackServer/Limits/idleTimeout`` after the client's side ends.
     case stallMidBody(status: Int, headers: [(String, String)] = [], declaredLength: Int, partialBody: [UInt8])
 
-    /// No answer at all; the connection stays open until the client goes away or the server shuts down.
+    /// No answer at all; the connection stays open until the client goes away or the server shuts down
+    /// (see ``stallMidBody(status:headers:declaredLength:partialBody:)`` for when the server notices).
     ///
     /// Later requests on the same connection are never answered either.
     case stall

@@ -98,6 +98,9 @@ public final class LoopbackServer: Sendable {
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // A client may end its side once its requests are sent (HTTP/1.1 allows it); it still
+            // gets its responses. The connection handler closes the connection after the last one.
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 guard let connectionNumber = registry.connectionOpened(channel, maxConnections: limits.maxConnections)
                 else {
