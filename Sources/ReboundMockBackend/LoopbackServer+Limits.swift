@@ -14,8 +14,9 @@ extension LoopbackServer {
         ///
         /// A request that declares a longer `Content-Length` gets `413 Content Too Large` at once (no
         /// `100 Continue`), and a chunked body that grows past it gets `413` as soon as it does; either
-        /// way the connection closes after the `413`. The default, 8 MiB, is far above any request a
-        /// test sends, while the bodies a server keeps stay small next to the process's memory.
+        /// way the connection closes after the `413`, without reading the rest of the body (a client
+        /// still sending it may see the connection reset first). The default, 8 MiB, is far above any
+        /// request a test sends, while the bodies a server keeps stay small next to the process's memory.
         public var maxRequestBodySize: Int
 
         /// The most complete requests a connection holds while it answers an earlier one.
