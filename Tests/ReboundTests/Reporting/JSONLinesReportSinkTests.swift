@@ -204,22 +204,11 @@ import Testing
         let path = directory.appendingPathComponent("reports.fifo").path
         try #require(mkfifo(path, 0o600) == 0)
 
-        // Opening a pipe for reading waits for a writer unless the reader asks not to. The read
-        // runs on a thread of its own, so that a reader that hangs fails the test instead of
-        // hanging it: the test then frees it by opening the pipe for writing.
-        let outcome = Locked<Result<Int, ReportingError>?>(nil)
-        Thread.detachNewThread {
-            let read = Result { () throws(ReportingError) in try JSONLinesReportReader().read(paths: [path]) }
-            outcome.withLock { $0 = read.map(\.reports.count) }
+        // Opening a pipe for reading waits for a writer unless the reader asks not to.
+        let count = await withoutHanging(on: path, freeingWith: O_WRONLY, "Reading a pipe without a writer hangs.") {
+            Result { () throws(ReportingError) in try JSONLinesReportReader().read(paths: [path]) }.map(\.reports.count)
         }
-        let finished = await waitUntil { outcome.withLock { $0 } != nil }
-        if !finished {
-            Issue.record("Reading a pipe without a writer hangs.")
-            let writer = open(path, O_WRONLY | O_NONBLOCK)
-            if writer >= 0 { close(writer) }
-        }
-        #expect(await waitUntil { outcome.withLock { $0 } != nil })
-        #expect(try outcome.withLock { $0 }?.get() == 0)
+        #expect(try count?.get() == 0)
 
         // A character device is read like a pipe: /dev/null is empty, and /dev/zero, which has
         // no end, stops at the size limit.
@@ -238,25 +227,11 @@ import Testing
         let path = directory.appendingPathComponent("reports.fifo").path
         try #require(mkfifo(path, 0o600) == 0)
 
-        // Opening a pipe for writing waits for a reader unless the writer asks not to. On a
-        // thread of its own, so that a sink that hangs fails the test: the test then frees it by
-        // opening the pipe for reading.
-        let outcome = Locked<ReportingError??>(nil)
-        Thread.detachNewThread {
-            do throws(ReportingError) {
-                _ = try JSONLinesReportSink(path: path)
-                outcome.withLock { $0 = .some(nil) }
-            } catch {
-                outcome.withLock { $0 = .some(error) }
-            }
+        // Opening a pipe for writing waits for a reader unless the writer asks not to.
+        let opened = await withoutHanging(on: path, freeingWith: O_RDONLY, "Opening a pipe that nobody reads hangs.") {
+            Result { () throws(ReportingError) in _ = try JSONLinesReportSink(path: path) }
         }
-        let finished = await waitUntil { outcome.withLock { $0 } != nil }
-        if !finished {
-            Issue.record("Opening a pipe that nobody reads hangs.")
-            let reader = open(path, O_RDONLY | O_NONBLOCK)
-            if reader >= 0 { close(reader) }
-        }
-        let error = try #require(outcome.withLock { $0 } ?? nil)
+        let error = try #require(throws: ReportingError.self) { try opened?.get() }
         #expect(error.code == .cannotOpenFile)
         #expect(error.chain.short == "RP2-PX6")  // ENXIO: no process has the pipe open for reading
     }
@@ -268,4 +243,28 @@ import Testing
         #expect(error.code == .cannotOpenFile)
         #expect(error.chain.short == "RP2-PX2")
     }
+}
+
+/// What `work` gives, run on a thread of its own, so that work that hangs on the named pipe at
+/// `path` (an open that waits for the other end) fails the test instead of hanging it: after a
+/// long wait, the hang is recorded and the pipe's other end opened with `flags` to free the work.
+/// `nil` if even that did not end it.
+private func withoutHanging<Value: Sendable>(
+    on path: String,
+    freeingWith flags: Int32,
+    _ hang: Comment,
+    _ work: @escaping @Sendable () -> Value
+) async -> Value? {
+    let outcome = Locked<Value?>(nil)
+    Thread.detachNewThread {
+        let value = work()
+        outcome.withLock { $0 = value }
+    }
+    if await !waitUntil({ outcome.withLock { $0 } != nil }) {
+        Issue.record(hang)
+        let otherEnd = open(path, flags | O_NONBLOCK)
+        if otherEnd >= 0 { close(otherEnd) }
+        _ = await waitUntil { outcome.withLock { $0 } != nil }
+    }
+    return outcome.withLock { $0 }
 }
