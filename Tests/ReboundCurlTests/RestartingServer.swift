@@ -4,8 +4,8 @@ import Glibc
 /// A one-connection HTTP/1.1 server that goes away in the middle of a kept-alive connection.
 ///
 /// Each ``serveOneConnection()`` listens on the same port, answers the first request of the one
-/// connection it accepts (keeping it alive), and on the second request closes its listener and
-/// then the connection without a word. libcurl sees a reused connection die under a request,
+/// connection it accepts (keeping it alive, with its listener already closed), and on the second
+/// request closes the connection without a word. libcurl sees a reused connection die under a request,
 /// decides to send it again on a new connection, and finds nobody listening: the transfer fails
 /// to connect after libcurl counted a re-send, and never sends the request again.
 final class RestartingServer: Sendable {
@@ -41,6 +41,11 @@ final class RestartingServer: Sendable {
         Self.limitWaits(of: listener)
         Thread { [done] in
             let connection = accept(listener, nil, nil)
+            // Only one connection is served, so the listener goes at once: the re-send libcurl
+            // makes when the connection closes finds nobody, and no other connection can wait in
+            // the backlog to be reset when the listener closes (which reads as a receive failure,
+            // not a refused connection).
+            Glibc.close(listener)
             if connection >= 0 {
                 Self.limitWaits(of: connection)
                 if Self.readRequest(from: connection) {
@@ -49,9 +54,6 @@ final class RestartingServer: Sendable {
                     _ = Self.readRequest(from: connection)
                 }
             }
-            // The listener goes first, so that the re-send libcurl makes when the connection
-            // closes finds nobody.
-            Glibc.close(listener)
             if connection >= 0 { Glibc.close(connection) }
             done.signal()
         }.start()
