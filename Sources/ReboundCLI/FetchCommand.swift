@@ -31,7 +31,8 @@ struct FetchCommand: AsyncParsableCommand {
             The body of a successful response goes to stdout as it is; a line per attempt (status or \
             error chain, the wait before it, the handler that retried it) and, on failure, what a \
             person would be told go to stderr. With --json, stdout gets one JSON object instead and \
-            stderr stays empty. See docs/cli.md for the schema.
+            stderr stays empty. See docs/cli.md for the schema. The URL is shown with its user \
+            information and secrets (such as ?access_token=…) redacted; it is sent as given.
 
             Examples:
               rebound fetch https://api.example.com/v1/tasks
@@ -99,10 +100,11 @@ struct FetchCommand: AsyncParsableCommand {
         let request = try request()
         let body = try data.map(Self.readBody)
         let outcome = await send(request, body: body)
+        // The URL as given may hold a secret (`?access_token=…`): only the screened one is shown.
         if json {
-            StandardStreams.writeOutput(try JSONOutput.line(outcome.report(url: url)))
+            StandardStreams.writeOutput(try JSONOutput.line(outcome.report(url: request.target.shown)))
         } else {
-            outcome.writeForPeople(method: request.method, url: url)
+            outcome.writeForPeople(method: request.method, url: request.target.shown)
         }
         if outcome.exitCode != .success { throw outcome.exitCode.exitCode }
     }

@@ -47,7 +47,7 @@ struct FetchReport: Codable, Hashable {
         var message: String
     }
 
-    /// The URL as given.
+    /// The URL as given, screened: without user information and secrets (``FetchTarget/shown``).
     var url: String
     /// Whether the request succeeded (2xx).
     var ok: Bool

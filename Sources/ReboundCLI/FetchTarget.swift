@@ -14,16 +14,20 @@ struct FetchTarget: Hashable {
     var baseURL: String
     /// The path and query, percent-encoded as given, such as `/v1/tasks?limit=20`; at least `/`.
     var pathAndQuery: String
+    /// The URL as the tool shows it, on stderr and in its JSON: screened by `UntrustedText.url`,
+    /// without user information, secrets or control characters, such as
+    /// `https://api.example.com:8443/v1/tasks?access_token=<redacted>&limit=20#top`.
+    var shown: String
 
     /// Splits `url`, or explains why it cannot be sent.
     ///
-    /// The explanation quotes `url` as ``redacted(_:)`` shows it: without its user information and
-    /// with its control characters escaped.
+    /// The explanation quotes `url` as ``shown`` does: without its user information and secrets,
+    /// and with its control characters escaped.
     ///
     /// - Throws: A `ValidationError` when `url` holds control characters, is not an http(s) URL
     ///   with a host, carries credentials, or has a port out of range.
     init(_ url: String) throws(ValidationError) {
-        let shown = Self.redacted(url)
+        let shown = UntrustedText.url(url)
         guard !url.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ValidationError(
                 "'\(shown)' holds control characters, which a URL cannot carry; percent-encode them, such as %0A for a line feed."
@@ -51,43 +55,9 @@ struct FetchTarget: Hashable {
             }
             authority += ":\(port)"
         }
+        self.shown = shown
         baseURL = "\(scheme)://\(authority)"
         pathAndQuery = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         if let query = components.percentEncodedQuery { pathAndQuery += "?" + query }
-    }
-
-    /// `url` as an error message may quote it: its user information replaced by `***` and its
-    /// control characters escaped, so that neither a password nor a terminal escape reaches the
-    /// terminal or a CI log.
-    ///
-    /// ```
-    /// http://user:pa55@example.com:8080/x   ─►  http://***@example.com:8080/x
-    /// user:pa55@example.com/x               ─►  ***@example.com/x
-    /// ```
-    ///
-    /// The user information is found without parsing, as everything from after `scheme://` (or
-    /// from the start) up to the last `@`: a URL too broken to parse may still hold a password,
-    /// and one with a `/`, `?` or `#` in its password would fool a parser. An `@` in a path or a
-    /// query hides more than the user information, which errs on the safe side.
-    static func redacted(_ url: String) -> String {
-        guard let at = url.lastIndex(of: "@") else { return url.escapingControlCharacters }
-        var start = url.startIndex
-        if let separator = url.range(of: "://"), separator.upperBound <= at,
-            Self.isScheme(url[..<separator.lowerBound])
-        {
-            start = separator.upperBound
-        }
-        return (url[..<start] + "***" + url[at...]).escapingControlCharacters
-    }
-
-    /// Whether `text` has the syntax of a URL scheme (RFC 3986: a letter, then letters, digits,
-    /// `+`, `-` and `.`), so that it can be quoted without hiding anything.
-    private static func isScheme(_ text: Substring) -> Bool {
-        guard let first = text.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
-        return text.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII
-                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                    || "+-.".unicodeScalars.contains(scalar))
-        }
     }
 }

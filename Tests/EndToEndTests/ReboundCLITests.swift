@@ -269,6 +269,36 @@ struct ReboundCLITests {
         }
     }
 
+    /// A URL's query may carry a secret (`?access_token=…`, a signed link): the request is sent as
+    /// given, but the request line on stderr and the JSON's `url` show the URL screened, on success
+    /// and on failure alike, and nothing the tool prints holds the secret.
+    @Test func aSecretInTheURLIsSentButNeverShown() async throws {
+        try await withServer(LoopbackRoute.standardTestRoutes) { server in
+            let url = server.url("/echo?access_token=SECRET&limit=2")
+            let shown = server.url("/echo?access_token=<redacted>&limit=2")
+
+            let people = try await Self.rebound(["fetch", url])
+            #expect(people.status == 0, "\(people.stderrText)")
+            #expect(try Self.object(people.stdout)["target"] as? String == "/echo?access_token=SECRET&limit=2")
+            #expect(people.stderrText.split(separator: "\n").first.map(String.init) == "GET \(shown)")
+            #expect(!people.stderrText.contains("SECRET"), "stderr:\n\(people.stderrText)")
+
+            let json = try await Self.rebound(["fetch", "--json", url])
+            #expect(json.status == 0, "\(json.stderrText)")
+            #expect(try Self.object(json.stdout)["url"] as? String == shown)
+            #expect(!json.stdoutText.contains("SECRET"), "stdout:\n\(json.stdoutText)")
+
+            let failing = server.url("/status?code=404&api_key=SECRET")
+            for arguments in [["fetch", failing], ["fetch", "--json", failing]] {
+                let failed = try await Self.rebound(arguments)
+                #expect(failed.status == 1, "\(failed.stderrText)")
+                let printed = failed.stdoutText + failed.stderrText
+                #expect(printed.contains("/status?code=404&api_key=<redacted>"), "output:\n\(printed)")
+                #expect(!printed.contains("SECRET"), "output:\n\(printed)")
+            }
+        }
+    }
+
     @Test(arguments: [
         (["fetch", "ftp://example.com/file"], "only http and https"),
         (["fetch", "not a url"], "is not a URL"),
@@ -323,6 +353,11 @@ struct ReboundCLITests {
         (["fetch", "u:SECRETPW@example.com/"], "'***@example.com/'"),
         (["fetch", "http://u:SECRET/PW@example.com/"], "'http://***@example.com/' is not a URL"),
         (["fetch", "http://u:SECRET#PW@127.0.0.1:1/"], "'http://***@127.0.0.1:1/' is not a URL"),
+        (
+            ["fetch", "http://127.0.0.1:99999/x?access_token=SECRET"],
+            "'http://127.0.0.1:99999/x?access_token=<redacted>' has port 99999"
+        ),
+        (["fetch", "ftp://x/f?sig=SECRET"], "'ftp://x/f?sig=<redacted>' is a ftp URL"),
         (["fetch", "-H", "X-\u{1B}[2JSECRET: v", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
         (
             ["fetch", "http://127.0.0.1:1/\u{1B}[2J\r\nok"],

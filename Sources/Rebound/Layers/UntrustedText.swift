@@ -3,7 +3,7 @@
 /// Errors are logged, reported and shown to developers, so what a server wrote into a status line
 /// or an error payload is bounded in size and screened for what looks like a credential or an
 /// e-mail address before it is copied into one.
-enum UntrustedText {
+package enum UntrustedText {
     /// The longest text kept from a server's code, reason or field name: enough for any real
     /// identifier, too short to smuggle a document into reports.
     static let identifierLimit = 200

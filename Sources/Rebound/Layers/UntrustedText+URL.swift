@@ -1,0 +1,138 @@
+import Foundation
+
+extension UntrustedText {
+    /// `url` as a log line, an error message or a report may show it: without its user
+    /// information and its secrets, with its control characters escaped, the rest as typed.
+    ///
+    /// URLs carry secrets in their query (`?access_token=…`, signed links), in their fragment
+    /// (OAuth's `#access_token=…`) and in their path (`/reset/<token>`), so a tool that echoes a
+    /// URL must not echo it as given:
+    ///
+    /// ```
+    /// https://u:pw@api.example.com/v1/files/ya29a0AfH6SMBx3kQz9vLq8R7pN2cD4?access_token=abc&limit=20
+    /// → https://***@api.example.com/v1/files/<redacted>?access_token=<redacted>&limit=20
+    /// ```
+    ///
+    /// - **User information** goes, as everything from after `scheme://` (or from the start) up
+    ///   to the last `@`, found without parsing: a URL too broken to parse may still hold a
+    ///   password, and one with a `/`, `?` or `#` in its password would fool a parser. An `@` in a
+    ///   path or a query hides more than the user information, which errs on the safe side.
+    /// - **A parameter of the query or the fragment** (`name=value`, separated by `&` or `;`)
+    ///   loses its value when its name, percent-decoded and without case or punctuation, names a
+    ///   credential (`namesCredential(_:)`), whatever the value looks like.
+    /// - **A path segment, a parameter's name or value**, looked at as typed and percent-decoded,
+    ///   is replaced whole by the redaction marker when `redactingLikelySecrets(_:)` finds
+    ///   anything in it (a long token, a JWT, an e-mail address).
+    /// - The scheme, host and port stay: they are not secrets, and a long host name would look
+    ///   like a token. An authority that is not a plain host and port is screened as parameters.
+    ///
+    /// Screening what is already screened changes nothing.
+    package static func url(_ url: String) -> String {
+        var shown = ""
+        var rest = Substring(url)
+        var hasAuthority = false
+        if let separator = url.range(of: "://"), isScheme(url[..<separator.lowerBound]) {
+            shown += url[..<separator.upperBound]
+            rest = url[separator.upperBound...]
+            hasAuthority = true
+        }
+        if let at = rest.lastIndex(of: "@") {
+            shown += "***@"
+            rest = rest[rest.index(after: at)...]
+            hasAuthority = true
+        }
+        if hasAuthority {
+            let end = rest.firstIndex { "/?#".contains($0) } ?? rest.endIndex
+            let authority = rest[..<end]
+            shown += authority.allSatisfy(isAuthorityCharacter) ? String(authority) : screenedParameters(authority)
+            rest = rest[end...]
+        }
+        let fragmentStart = rest.firstIndex(of: "#")
+        let beforeFragment = rest[..<(fragmentStart ?? rest.endIndex)]
+        let queryStart = beforeFragment.firstIndex(of: "?")
+        shown += beforeFragment[..<(queryStart ?? beforeFragment.endIndex)]
+            .split(separator: "/", omittingEmptySubsequences: false)
+            .map(screenedComponent)
+            .joined(separator: "/")
+        if let queryStart {
+            shown += "?" + screenedParameters(beforeFragment[beforeFragment.index(after: queryStart)...])
+        }
+        if let fragmentStart {
+            shown += "#" + screenedParameters(rest[rest.index(after: fragmentStart)...])
+        }
+        return shown.escapingControlCharacters
+    }
+
+    /// Whether a parameter called `name` carries a credential: its name, percent-decoded,
+    /// lowercased and without punctuation (`access_token`, `X-Amz-Signature`, `client%5Fsecret`),
+    /// contains one of `credentialNameParts`, ends in `key` (`api_key`, `subscription-key`) or is
+    /// one of `credentialNames`.
+    ///
+    /// Deliberately eager, as all screening here: a hidden `author=` costs a look at the command
+    /// line, a shown `auth=` costs a credential.
+    static func namesCredential(_ name: Substring) -> Bool {
+        let decoded = String(name).removingPercentEncoding ?? String(name)
+        let word = String(decoded.lowercased().filter { $0.isLetter || $0.isNumber })
+        return word.hasSuffix("key") || credentialNames.contains(word)
+            || credentialNameParts.contains { word.contains($0) }
+    }
+
+    /// Parts of parameter names that name a credential wherever they appear in the name.
+    static let credentialNameParts = [
+        "token", "secret", "passw", "passphrase", "signature", "credential", "auth", "session", "sessid",
+        "cookie", "jwt", "bearer",
+    ]
+
+    /// Short parameter names that name a credential only on their own.
+    static let credentialNames: Set<String> = ["pass", "pwd", "pin", "otp", "sig", "sid"]
+
+    /// `text`, a query or a fragment, with each `&`- or `;`-separated parameter screened.
+    private static func screenedParameters(_ text: Substring) -> String {
+        var shown = ""
+        var start = text.startIndex
+        for index in text.indices where text[index] == "&" || text[index] == ";" {
+            shown += screenedParameter(text[start..<index])
+            shown.append(text[index])
+            start = text.index(after: index)
+        }
+        return shown + screenedParameter(text[start...])
+    }
+
+    /// One `name=value` parameter, or a bare word, screened.
+    private static func screenedParameter(_ parameter: Substring) -> String {
+        guard let equals = parameter.firstIndex(of: "=") else { return screenedComponent(parameter) }
+        let name = parameter[..<equals]
+        let value = parameter[parameter.index(after: equals)...]
+        let shownValue =
+            namesCredential(name) && !value.isEmpty
+            ? ErrorContext.Value.redactionMarker : screenedComponent(value)
+        return screenedComponent(name) + "=" + shownValue
+    }
+
+    /// A path segment, a name or a value: as typed, or the redaction marker if it holds anything
+    /// that looks secret, as typed or percent-decoded (percent-encoding cuts a token into runs too
+    /// short to look like one).
+    private static func screenedComponent(_ component: Substring) -> String {
+        let typed = String(component)
+        let decoded = typed.removingPercentEncoding ?? typed
+        let looksClean = redactingLikelySecrets(typed) == typed && redactingLikelySecrets(decoded) == decoded
+        return looksClean ? typed : ErrorContext.Value.redactionMarker
+    }
+
+    /// Whether `character` belongs in a plain authority: a host name, an IPv4 or bracketed IPv6
+    /// address, a port.
+    private static func isAuthorityCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "-._~%:[]".contains(character))
+    }
+
+    /// Whether `text` has the syntax of a URL scheme (RFC 3986: a letter, then letters, digits,
+    /// `+`, `-` and `.`).
+    private static func isScheme(_ text: Substring) -> Bool {
+        guard let first = text.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
+        return text.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "+-.".unicodeScalars.contains(scalar))
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Rebound
+import Testing
+
+@Suite struct UntrustedTextTests {
+    /// A URL as a tool shows it: the value of a parameter named like a credential goes whatever it
+    /// looks like, a path segment or a value that looks like a token goes whatever it is named,
+    /// user information goes, and the rest stays as typed.
+    @Test(arguments: [
+        ("http://h/x?access_token=SECRET", "http://h/x?access_token=<redacted>"),
+        ("http://h/x?access_token=SECRET&limit=20", "http://h/x?access_token=<redacted>&limit=20"),
+        ("http://h/x?limit=20;api_key=SECRET;page=2", "http://h/x?limit=20;api_key=<redacted>;page=2"),
+        (
+            "http://h/x?Password=SECRET&X-Amz-Signature=SECRET",
+            "http://h/x?Password=<redacted>&X-Amz-Signature=<redacted>"
+        ),
+        ("http://h/x?client%5Fsecret=SECRET", "http://h/x?client%5Fsecret=<redacted>"),
+        (
+            "http://h/x?sig=SECRET&key=SECRET&sessionid=SECRET",
+            "http://h/x?sig=<redacted>&key=<redacted>&sessionid=<redacted>"
+        ),
+        ("http://h/cb#access_token=SECRET&expires_in=3600", "http://h/cb#access_token=<redacted>&expires_in=3600"),
+        ("http://h/x?token=", "http://h/x?token="),
+        (
+            "https://h/files/ya29a0AfH6SMBx3kQz9vLq8R7pN2cD4/raw?x=1",
+            "https://h/files/<redacted>/raw?x=1"
+        ),
+        ("https://h/x?q=ya29a0AfH6SMBx3kQz9vLq8R7pN2cD4&y=2", "https://h/x?q=<redacted>&y=2"),
+        // Percent-encoding cuts a token into short runs; it is looked at decoded.
+        ("https://h/x?q=ya29a0AfH6%2BSMBx3kQz9vLq8R7pN2cD4", "https://h/x?q=<redacted>"),
+        ("https://h/x?ya29a0AfH6SMBx3kQz9vLq8R7pN2cD4", "https://h/x?<redacted>"),
+        ("http://u:SECRET@h:8080/x", "http://***@h:8080/x"),
+        ("u:SECRET@h/x", "***@h/x"),
+        ("http://u:SECRET/PW@h/", "http://***@h/"),
+        ("http://h/\u{1B}[2J?a=\r\n", "http://h/\\u{1B}[2J?a=\\u{D}\\u{A}"),
+        // What is not secret stays exactly as typed: the host, the path, ordinary parameters.
+        (
+            "https://a-long-hostname-with-digits-123456.example.com:8443/v1/tasks?limit=20&code=404#top",
+            "https://a-long-hostname-with-digits-123456.example.com:8443/v1/tasks?limit=20&code=404#top"
+        ),
+        (
+            "https://api.example.com/v1/tasks/%20a?q=%C3%A9t%C3%A9",
+            "https://api.example.com/v1/tasks/%20a?q=%C3%A9t%C3%A9"
+        ),
+        ("not a url", "not a url"),
+    ])
+    func aURLIsShownWithoutItsSecrets(url: String, shown: String) {
+        let screened = UntrustedText.url(url)
+
+        #expect(screened == shown)
+        #expect(!screened.contains("SECRET"))
+        // Screening what is already screened changes nothing.
+        #expect(UntrustedText.url(screened) == screened)
+    }
+}
