@@ -66,13 +66,24 @@ struct RetryPolicyOptions: ParsableArguments {
         }
     }
 
-    /// Checks a duration option given in seconds: finite, not negative (or positive), at most a day.
+    /// Checks a duration option given in seconds: finite, not negative (or positive), at most a
+    /// day, and not a positive value that becomes 0 once rounded to whole nanoseconds.
+    ///
+    /// Every duration option becomes a `Duration` through ``Duration/init(roundingSeconds:)``, so a
+    /// positive value under half a nanosecond would silently become 0: `--deadline 1e-10` would
+    /// end the request before its first attempt (`RE2`), and `--base-delay 1e-10` would not wait
+    /// at all. Such a value is refused instead, as a value out of range is.
     static func validateSeconds(_ value: Double, option: String, allowsZero: Bool) throws(ValidationError) {
         let lowerOK = allowsZero ? value >= 0 : value > 0
         guard value.isFinite, lowerOK, value <= longestSeconds else {
             let range = allowsZero ? "from 0" : "more than 0 and"
             throw ValidationError(
                 "\(option) must be a number of seconds \(range) up to \(Int(longestSeconds)) (got \(value))."
+            )
+        }
+        guard value == 0 || Duration(roundingSeconds: value) > .zero else {
+            throw ValidationError(
+                "\(option) \(value) rounds to 0: durations are whole nanoseconds, so give \(allowsZero ? "0 or " : "")at least 0.000000001 seconds."
             )
         }
     }

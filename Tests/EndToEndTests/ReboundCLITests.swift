@@ -313,6 +313,13 @@ struct ReboundCLITests {
         (["fetch", "--base-delay", "5", "--max-delay", "1", "http://127.0.0.1:1/"], "--max-delay"),
         (["fetch", "--deadline", "0", "http://127.0.0.1:1/"], "--deadline"),
         (["fetch", "--timeout", "nan", "http://127.0.0.1:1/"], "--timeout"),
+        (["fetch", "--deadline", "inf", "http://127.0.0.1:1/"], "--deadline"),
+        (["fetch", "--max-delay", "nan", "http://127.0.0.1:1/"], "--max-delay"),
+        // Positive, but under half a nanosecond: each would become a duration of 0.
+        (["fetch", "--deadline", "1e-10", "http://127.0.0.1:1/"], "--deadline 1e-10 rounds to 0"),
+        (["fetch", "--timeout", "1e-10", "http://127.0.0.1:1/"], "--timeout 1e-10 rounds to 0"),
+        (["fetch", "--base-delay", "4e-10", "http://127.0.0.1:1/"], "--base-delay 4e-10 rounds to 0"),
+        (["simulate", "--base-delay", "0", "--max-delay", "1e-10"], "--max-delay 1e-10 rounds to 0"),
         (["fetch", "--jitter", "wobbly", "http://127.0.0.1:1/"], "wobbly"),
         (["fetch", "--seed", "-3", "http://127.0.0.1:1/"], "seed"),
         (["fetch", "-d", "@/nonexistent/body.json", "http://127.0.0.1:1/"], "Cannot read the request body"),
