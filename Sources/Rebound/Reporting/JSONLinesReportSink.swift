@@ -19,6 +19,11 @@ import Foundation
 ///   line without its newline. When the sink opens a file that does not end with a newline, it
 ///   *seals* the torn line by appending a newline, so the next report starts a line of its own.
 ///   The torn fragment stays as one invalid line, which ``JSONLinesReportReader`` skips and counts.
+/// - A file the sink may write but not read (mode 0200, so that only a collector reads it) hides
+///   its last byte, so the sink cannot tell whether the last line is torn: it seals it as if it
+///   were, with a newline in front of its first report, in the same single write. A whole last
+///   line then gains an empty line after it, which readers skip; nothing is read, and nothing is
+///   written until a report is.
 /// - A write of its own that the kernel cuts short (the disk or the file size limit is reached)
 ///   is sealed at once if a newline still fits; if not, the sink remembers it and puts the newline
 ///   in front of its next report, in the same single write, so the torn fragment never swallows
@@ -41,21 +46,38 @@ public final class JSONLinesReportSink: ReportSink {
     /// The size past which reports are dropped.
     public let maximumFileSize: Int
     /// Whether the file ended in a torn line when it was opened, and was sealed.
+    ///
+    /// `false` also when the sink could not read the file's end (a write-only file): it then puts
+    /// a newline in front of its first report instead, whether or not the last line was torn.
     public let sealedTornLine: Bool
 
     /// What the writes left behind.
     private struct WriteState {
         /// Reports dropped because the file reached its maximum size.
         var droppedForSize = 0
-        /// Whether the file ends in a line this sink tore and could not seal.
+        /// Whether the file may end in a torn line not sealed yet: one this sink tore and could
+        /// not seal, or one it could not see on open because it cannot read the file.
         var needsSeal = false
+    }
+
+    /// What the sink found at the file's end when it opened it.
+    private enum End {
+        /// Empty, or a newline: the next report starts a line of its own.
+        case whole
+        /// A torn line, which the sink ended with a newline.
+        case sealed
+        /// Not readable, so the first report starts with a newline.
+        case unread
     }
 
     private let descriptor: Int32
     /// Held across each write, so that the line a write tore is sealed before another starts.
-    private let state = Locked(WriteState())
+    private let state: Locked<WriteState>
 
     /// Opens (or creates) the file for appending, sealing a torn last line.
+    ///
+    /// A file this process may not read (write-only) is not read: its first report starts with a
+    /// newline, which seals a torn last line and costs an empty line after a whole one.
     ///
     /// - Parameters:
     ///   - path: The file; created with mode 0644 if it does not exist.
@@ -78,12 +100,15 @@ public final class JSONLinesReportSink: ReportSink {
             close(descriptor)
             throw Self.error(.cannotOpenFile, path: path, errno: code, reason: "Cannot open the report file.")
         }
+        let end: End
         do {
-            sealedTornLine = try Self.sealTornLine(descriptor: descriptor, path: path)
+            end = try Self.sealTornLine(descriptor: descriptor, path: path)
         } catch {
             close(descriptor)
             throw error
         }
+        sealedTornLine = end == .sealed
+        state = Locked(WriteState(needsSeal: end == .unread))
         self.descriptor = descriptor
     }
 
@@ -147,29 +172,31 @@ public final class JSONLinesReportSink: ReportSink {
         if let failure { throw failure }
     }
 
-    /// Appends a newline if the file does not end with one; whether it did that.
-    private static func sealTornLine(descriptor: Int32, path: String) throws(ReportingError) -> Bool {
+    /// Appends a newline if the file does not end with one, or tells that its end cannot be read.
+    ///
+    /// The descriptor is write-only (a read-write open of a named pipe would not wait for a
+    /// reader, and would block later writes instead of failing), so the end is read through a
+    /// second one. When that cannot be opened or read (no read permission, most likely), sealing
+    /// waits for the first report, which needs no reading: an unneeded newline costs an empty
+    /// line, while refusing the file would lose every report.
+    private static func sealTornLine(descriptor: Int32, path: String) throws(ReportingError) -> End {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             throw error(.cannotOpenFile, path: path, errno: errno, reason: "Cannot read the report file's size.")
         }
-        guard status.st_size > 0 else { return false }
+        guard status.st_size > 0 else { return .whole }
         // O_APPEND only affects writes; pread still reads at the given offset.
         let reader = open(path, O_RDONLY | O_CLOEXEC)
-        guard reader >= 0 else {
-            throw error(.cannotOpenFile, path: path, errno: errno, reason: "Cannot read the report file.")
-        }
+        guard reader >= 0 else { return .unread }
         defer { close(reader) }
         var last: UInt8 = 0
-        guard pread(reader, &last, 1, off_t(status.st_size - 1)) == 1 else {
-            throw error(.cannotOpenFile, path: path, errno: errno, reason: "Cannot read the report file's end.")
-        }
-        guard last != UInt8(ascii: "\n") else { return false }
+        guard pread(reader, &last, 1, off_t(status.st_size - 1)) == 1 else { return .unread }
+        guard last != UInt8(ascii: "\n") else { return .whole }
         var newline = UInt8(ascii: "\n")
         guard write(descriptor, &newline, 1) == 1 else {
             throw error(.cannotOpenFile, path: path, errno: errno, reason: "Cannot seal the torn last line.")
         }
-        return true
+        return .sealed
     }
 
     private static func error(

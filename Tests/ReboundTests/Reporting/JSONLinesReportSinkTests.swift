@@ -86,6 +86,47 @@ import Testing
         }
     }
 
+    /// A report file may be write-only (mode 0200: the app writes, only a collector reads). The
+    /// sink cannot read the last byte, so it cannot tell whether the last line is torn: it seals it
+    /// as if it were, with a newline in front of its first report, in the same write. A whole last
+    /// line gains an empty line after it, which readers skip; a torn one is ended.
+    @Test func aWriteOnlyFileIsSealedWithoutBeingRead() async {
+        // Root reads any file, so the check runs as a user without that power: in a child process
+        // of its own (an exit test), since a process cannot get it back.
+        await #expect(processExitsWith: .success) {
+            let directory = try ReportingFixture.temporaryDirectory()
+            // Run at the end, as the directory's new owner.
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let whole = try ReportSinkTests.report(chain: ReportingFixture.error(1).chain).jsonLine()
+            let torn = try ReportSinkTests.report(chain: ReportingFixture.error(2).chain).jsonLine().prefix(40)
+            let ended = directory.appendingPathComponent("ended.jsonl").path
+            let tornPath = directory.appendingPathComponent("torn.jsonl").path
+            try (whole + Data("\n".utf8)).write(to: URL(fileURLWithPath: ended))
+            try (whole + Data("\n".utf8) + torn).write(to: URL(fileURLWithPath: tornPath))
+            try becomeAWriteOnlyUser(of: [ended, tornPath], in: directory.path)
+            // The premise: this process cannot read the files.
+            guard open(ended, O_RDONLY) < 0, errno == EACCES else { exit(EXIT_FAILURE) }
+
+            for path in [ended, tornPath] {
+                let sink = try JSONLinesReportSink(path: path)
+                #expect(!sink.sealedTornLine)
+                try await sink.receive(ReportSinkTests.report(chain: ReportingFixture.error(3).chain))
+                try await sink.receive(ReportSinkTests.report(chain: ReportingFixture.error(4).chain))
+            }
+
+            for path in [ended, tornPath] { chmod(path, 0o600) }
+            let endedBytes = try Data(contentsOf: URL(fileURLWithPath: ended))
+            #expect(endedBytes.prefix(whole.count + 2) == whole + Data("\n\n".utf8))
+            let endedContents = try JSONLinesReportReader().read(paths: [ended])
+            #expect(endedContents.reports.map(\.chain) == ["LO43-PR1-NE2", "LO43-PR3-NE2", "LO43-PR4-NE2"])
+            #expect(endedContents.invalidLines.isEmpty)
+            let tornContents = try JSONLinesReportReader().read(paths: [tornPath])
+            #expect(tornContents.reports.map(\.chain) == ["LO43-PR1-NE2", "LO43-PR3-NE2", "LO43-PR4-NE2"])
+            #expect(tornContents.invalidLines.map(\.line) == [2])
+            if endedContents.reports.count != 3 || tornContents.reports.count != 3 { exit(EXIT_FAILURE) }
+        }
+    }
+
     @Test func concurrentWritersNeverInterleaveLines() async throws {
         let directory = try ReportingFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -267,4 +308,18 @@ private func withoutHanging<Value: Sendable>(
         _ = await waitUntil { outcome.withLock { $0 } != nil }
     }
     return outcome.withLock { $0 }
+}
+
+/// Makes `files` write-only (mode 0200) for this process: as root, which reads any file anyway, the
+/// process becomes the unprivileged user `nobody` (65534), owner of `directory` and `files`.
+/// Only for exit tests: the process cannot become root again.
+private func becomeAWriteOnlyUser(of files: [String], in directory: String) throws {
+    struct Refused: Error { var step: String }
+    for file in files where chmod(file, 0o200) != 0 { throw Refused(step: "chmod") }
+    guard geteuid() == 0 else { return }
+    let nobody: uid_t = 65_534
+    for path in [directory] + files where chown(path, nobody, gid_t(nobody)) != 0 { throw Refused(step: "chown") }
+    guard setgroups(0, nil) == 0, setgid(gid_t(nobody)) == 0, setuid(nobody) == 0 else {
+        throw Refused(step: "setuid")
+    }
 }
