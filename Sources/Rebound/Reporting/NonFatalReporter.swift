@@ -30,6 +30,9 @@ import Tracing
 /// await reporter.shutdown()       // at exit: the last repeat counts reach the sinks
 /// ```
 ///
+/// A reporter released without ``shutdown()`` queues those last counts too, but cannot wait for
+/// them: a process that ends right after may end before they reach the sinks.
+///
 /// ## What is sent
 ///
 /// Reports are grouped by the short chain. In a session, the first occurrence of a chain is sent
@@ -67,6 +70,9 @@ public final class NonFatalReporter: Sendable {
         self.queue = ReportQueue(configuration: configuration, sinks: sinks, clock: clock, now: now)
     }
 
+    /// A reporter released without ``shutdown()`` ends its session all the same, without waiting:
+    /// the repeats counted since the last flush and any new drops are queued as the last repeat
+    /// summaries and drops report, and the delivery task delivers them before it ends.
     deinit {
         queue.finish()
     }

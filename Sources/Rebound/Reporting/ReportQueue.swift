@@ -85,7 +85,8 @@ final class ReportQueue: Sendable {
         flushTimeout = configuration.flushTimeout
         self.clock = PipelineClock(clock)
         self.now = now
-        // The task holds the queue until `finish()`; the reporter calls it when it goes away.
+        // The task holds the queue until the session ends: `flush(final: true)`, or `finish()`,
+        // which the reporter calls when it goes away.
         Task { await self.deliverAll() }
     }
 
@@ -139,9 +140,33 @@ final class ReportQueue: Sendable {
             return state.queued
         }
         await waitUntilDelivered(queuedBefore, timeout: flushTimeout)
+        let target = queueSummaries(final: final)
+        let left = flushTimeout - (clock.now() - start)
+        await waitUntilDelivered(target, timeout: max(.zero, left))
+    }
+
+    /// Ends the session without waiting, for a reporter that goes away without a shutdown: queues
+    /// the repeat summaries and the drops report as a final flush does, so that no count is lost
+    /// silently, and lets the delivery task end once it has delivered them.
+    ///
+    /// Nothing waits for the queue first, so sink failures of reports still queued are counted in
+    /// the statistics but not in this drops report.
+    func finish() {
+        queueSummaries(final: true)
+    }
+
+    /// Queues a repeat summary for every chain with uncounted repeats and a drops report if drops
+    /// grew; at the session's end (`final`) also refuses later occurrences, drops summaries that
+    /// do not fit instead of keeping them for later, and lets the delivery task end once the queue
+    /// is empty. Does nothing more after the session ended.
+    ///
+    /// - Returns: The number of reports queued so far, the summaries included.
+    @discardableResult
+    private func queueSummaries(final: Bool) -> Int {
         let time = now()
         var handOff: [(CheckedContinuation<QueuedReport?, Never>, QueuedReport?)] = []
         let target = state.withLock { state -> Int in
+            if final { state.accepting = false }
             if !state.finishing {
                 for summary in state.ledger.repeatSummaries() {
                     let item = QueuedReport(report: summary, serviceContext: nil)
@@ -174,19 +199,7 @@ final class ReportQueue: Sendable {
             return state.queued
         }
         for (deliverer, item) in handOff { deliverer.resume(returning: item) }
-        let left = flushTimeout - (clock.now() - start)
-        await waitUntilDelivered(target, timeout: max(.zero, left))
-    }
-
-    /// Ends the delivery task once the queue is empty, without flushing.
-    func finish() {
-        let deliverer = state.withLock { state -> CheckedContinuation<QueuedReport?, Never>? in
-            state.accepting = false
-            state.finishing = true
-            defer { state.idleDeliverer = nil }
-            return state.idleDeliverer
-        }
-        deliverer?.resume(returning: nil)
+        return target
     }
 
     private func waitUntilDelivered(_ target: Int, timeout: Duration) async {

@@ -298,6 +298,40 @@ import Tracing
         #expect(sink.reports.last?.kind == .drops)
     }
 
+    /// A reporter released without `shutdown()` ends its session as `shutdown()` would, without
+    /// waiting: the repeats counted since the last flush and the drops still go to the sinks, so
+    /// forgetting to shut down loses no count silently.
+    @Test(.timeLimit(.minutes(1)))
+    func aReporterReleasedWithoutShutdownStillSendsItsLastCountsAndDrops() async throws {
+        /// Keeps every report, and ends `released` when the reporter lets go of it: its delivery
+        /// task has then ended, after delivering everything it queued.
+        final class ReleaseSignallingSink: ReportSink {
+            let received = Locked<[NonFatalReport]>([])
+            let released: AsyncStream<Never>.Continuation
+            init(released: AsyncStream<Never>.Continuation) { self.released = released }
+            deinit { released.finish() }
+            func receive(_ report: NonFatalReport) async throws { received.withLock { $0.append(report) } }
+        }
+        let (released, continuation) = AsyncStream<Never>.makeStream()
+        let received: Locked<[NonFatalReport]>
+        do {
+            let sink = ReleaseSignallingSink(released: continuation)
+            received = sink.received
+            let reporter = ReportingFixture.reporter(
+                [sink], configuration: ReportingFixture.configuration(maximumChainsPerSession: 1))
+            for _ in 0..<3 { reporter.record(ReportingFixture.error(1)) }
+            reporter.record(ReportingFixture.error(2))  // a second chain: over the session's cap
+            #expect(reporter.statistics.repeatsCounted == 2)
+            #expect(reporter.statistics.droppedBySessionCap == 1)
+        }
+        for await _ in released {}
+
+        let reports = received.withLock { $0 }
+        #expect(reports.map(\.kind) == [.occurrence, .repeats, .drops])
+        #expect(reports.map(\.occurrences) == [1, 2, 1])
+        #expect(reports.dropLast().allSatisfy { $0.chain == "LO43-PR1-NE2" })
+    }
+
     // MARK: - Tracing context
 
     @Test func aSinkRunsUnderTheServiceContextOfTheRecordingCode() async throws {
