@@ -365,6 +365,16 @@ struct ReboundCLITests {
             "'http://127.0.0.1:99999/x?access_token=<redacted>' has port 99999"
         ),
         (["fetch", "ftp://x/f?sig=SECRET"], "'ftp://x/f?sig=<redacted>' is a ftp URL"),
+        // ArgumentParser's own errors quote a misplaced argument; they are screened too.
+        (
+            ["fetch", "http://127.0.0.1:1/", "http://h/x?access_token=SECRET"],
+            "Unexpected argument 'http://h/x?access_token=<redacted>'"
+        ),
+        (
+            ["fetch", "--deadline=http://h/x?access_token=SECRET", "http://127.0.0.1:1/"],
+            "'http://h/x?access_token=<redacted>' is invalid for '--deadline"
+        ),
+        (["fetch", "http://127.0.0.1:1/", "\u{1B}[2Jx"], "Unexpected argument '\\u{1B}[2Jx'"),
         (["fetch", "-H", "X-\u{1B}[2JSECRET: v", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
         (
             ["fetch", "http://127.0.0.1:1/\u{1B}[2J\r\nok"],
