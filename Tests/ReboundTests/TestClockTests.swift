@@ -32,7 +32,7 @@ import Testing
         let count = 5_000
         for index in 0..<count {
             let sleeper = Task {
-                let outcome = try? await clock.sleep(for: .seconds(10))
+                let outcome: Void? = try? await clock.sleep(for: .seconds(10))
                 #expect(outcome == nil, "a cancelled sleep returned normally")
                 ended.withLock { $0 += 1 }
             }

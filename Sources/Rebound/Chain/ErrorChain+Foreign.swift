@@ -117,8 +117,12 @@ extension ErrorChain.Link {
         let mirror = Mirror(reflecting: error)
         guard mirror.displayStyle == .enum else { return nil }
         if let label = mirror.children.first?.label { return label }
-        guard !(error is any CustomStringConvertible), !(error is any CustomDebugStringConvertible),
-            !(error is any TextOutputStreamable)
+        // Asked of `Any`: asked of `any Error`, the compiler takes every error for describable
+        // (Foundation bridges errors to NSError) and warns that the test is always true, which it
+        // is not at run time.
+        let value: Any = error
+        guard !(value is any CustomStringConvertible), !(value is any CustomDebugStringConvertible),
+            !(value is any TextOutputStreamable)
         else { return nil }
         return String(describing: error)
     }
