@@ -17,6 +17,15 @@ log="$log_dir/$name.log"
 "${SWIFT:-swift}" test "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 
+# The package builds without warnings (a fresh build, as in CI, compiles every file; an
+# incremental one only what changed). Dependencies' warnings are theirs, under .build/.
+warnings=$(grep -E "^$PWD/(Sources|Tests|Examples|Benchmarks)/[^:]+:[0-9]+:[0-9]+: warning:" "$log" | sort -u)
+if [ -n "$warnings" ]; then
+    echo
+    echo "== $name: the build has warnings; the package must build without any =="
+    echo "$warnings"
+fi
+
 if [ "$status" -ne 0 ]; then
     echo
     echo "== $name: swift test failed with exit status $status; what failed (whole log: $log) =="
@@ -25,4 +34,5 @@ if [ "$status" -ne 0 ]; then
     grep -E '✘|↳|error:|: failed|ThreadSanitizer|Fatal error|Segmentation|signal' "$log" \
         | grep -v -E '^\s*$|Testing Library Version|Target Platform' | tail -n 14
 fi
+if [ "$status" -eq 0 ] && [ -n "$warnings" ]; then status=1; fi
 exit "$status"
