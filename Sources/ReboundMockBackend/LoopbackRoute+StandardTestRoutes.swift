@@ -15,7 +15,7 @@ extension LoopbackRoute {
     /// | `GET /chunked-bytes?count=N&chunk=M` | the same bytes, chunked by M bytes (default 16 KiB), no pause |
     /// | `GET /repeated-headers`           | 200, `Set-Cookie: a=1`, `b=2`, `c=3`, `X-Multi: one`, `two`    |
     /// | `GET /redirect?n=K`               | K > 0: 302 to `/redirect?n=K-1`; K = 0 (default): 200 `done`   |
-    /// | `GET /redirect-to?location=U&code=C` | C (default 302) with `Location: U`                          |
+    /// | `GET /redirect-to?location=U&code=C` | C (default 302) with `Location: U`; 400 if U has a control character but a tab |
     /// | `GET /status?code=N`              | N (200–599), body `status N` where the status allows one       |
     /// | `GET /slow?ms=N`                  | 200 `slow` after N milliseconds                                |
     /// | `GET /stall`                      | never answers                                                  |
@@ -79,6 +79,11 @@ extension LoopbackRoute {
         LoopbackRoute("GET", "/redirect-to") { request in
             guard let location = request.query["location"], !location.isEmpty else {
                 return badRequest("location is required")
+            }
+            // A header value cannot carry a control character but a tab: CR or LF would end the header
+            // early (header injection), and the server refuses to send any of them.
+            guard !location.unicodeScalars.contains(where: isControlCharacterForbiddenInHeaders) else {
+                return badRequest("location must not contain control characters (such as CR or LF) but a tab")
             }
             guard let code = integer("code", of: request, default: 302, in: 300...399) else {
                 return badRequest("code must be a redirection status from 300 to 399")
@@ -155,6 +160,11 @@ extension LoopbackRoute {
         guard let text = request.query[name] else { return fallback }
         guard let value = Int(text), range.contains(value) else { return nil }
         return value
+    }
+
+    /// Whether `scalar` is a control character that no header value may hold: all of them but a tab.
+    private static func isControlCharacterForbiddenInHeaders(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
     }
 
     private static func badRequest(_ reason: String) -> LoopbackReply {
