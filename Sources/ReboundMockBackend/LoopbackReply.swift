@@ -16,8 +16,10 @@
 /// Header fields are sent in the order given, with the spelling given. After a complete response the
 /// connection stays open for the next request, unless the request asked to close it or the reply's
 /// headers contain `Connection: close`. A request that is `HEAD`, or a status that has no body
-/// (1xx, 204, 304), gets the head without body bytes. A status outside 100–999 is a mistake in the
-/// test, which no client could read: the server answers `500 Internal Server Error` with a plain-text
+/// (1xx, 204, 304), gets the head without body bytes. A status outside 100–999, or a header field
+/// that no response may carry (an empty name, a name that is not a token, a value with a control
+/// character other than a tab, such as CR or LF), is a mistake in the test, which no client could read
+/// and which could inject headers: the server answers `500 Internal Server Error` with a plain-text
 /// reason instead.
 public enum LoopbackReply: Sendable {
     /// A complete response.

@@ -15,7 +15,7 @@ struct LoopbackReplyPerformer: Sendable {
     /// Carries out `reply` to the connection's current request.
     func perform(_ reply: LoopbackReply) async {
         do {
-            try await carryOut(reply.replacingInvalidStatus())
+            try await carryOut(reply.replacingUnsendableHead())
         } catch {
             try? await onConnection { $0.closeConnection() }
         }
@@ -85,25 +85,58 @@ extension LoopbackReply {
     /// The statuses a response can carry: a status line has exactly three digits.
     static let validStatuses = 100...999
 
-    /// The reply itself, or `500 Internal Server Error` with a plain-text reason if its status (or that
-    /// of the reply it delays) is outside ``validStatuses``.
+    /// The reply itself, or `500 Internal Server Error` with a plain-text reason if its head (or that of
+    /// the reply it delays) cannot be sent: a status outside ``validStatuses``, or a header field that
+    /// no response may carry.
     ///
-    /// A route or a scripted failure with a status such as `-3` or `1000` is a mistake in the test;
-    /// answering it with a 500 shows the mistake without crashing the server or putting a status line
-    /// on the wire that no client can parse.
-    func replacingInvalidStatus() -> LoopbackReply {
+    /// A route or a scripted failure with a status such as `-3` or `1000`, or a header with a CR or LF
+    /// in its value, is a mistake in the test; answering it with a 500 shows the mistake without
+    /// crashing the server, putting a status line on the wire that no client can parse, or letting a
+    /// value inject headers (NIO would refuse such a head and the connection would close without a byte).
+    func replacingUnsendableHead() -> LoopbackReply {
         let status: Int
+        let headers: [(String, String)]
         switch self {
-        case .respond(let code, _, _), .stream(let code, _, _, _), .closeMidBody(let code, _, _, _),
-            .stallMidBody(let code, _, _, _):
-            status = code
+        case .respond(let code, let fields, _), .stream(let code, let fields, _, _),
+            .closeMidBody(let code, let fields, _, _), .stallMidBody(let code, let fields, _, _):
+            (status, headers) = (code, fields)
         case .stall, .closeWithoutResponse:
             return self
         case .delayed(let delay, let reply):
-            return .delayed(delay, reply.replacingInvalidStatus())
+            return .delayed(delay, reply.replacingUnsendableHead())
         }
-        guard !Self.validStatuses.contains(status) else { return self }
-        return .text(
-            "Invalid status \(status) in a scripted reply: a status has three digits, 100 to 999.\n", status: 500)
+        guard Self.validStatuses.contains(status) else {
+            return .text(
+                "Invalid status \(status) in a scripted reply: a status has three digits, 100 to 999.\n", status: 500)
+        }
+        if let (name, _) = headers.first(where: { !Self.isSendableField(name: $0.0, value: $0.1) }) {
+            return .text(
+                "Invalid header field \(name.debugDescription) in a scripted reply: a name is a token (letters, "
+                    + "digits, !#$%&'*+-.^_`|~) and a value holds no control character but a tab.\n",
+                status: 500
+            )
+        }
+        return self
+    }
+
+    /// Whether a header field may go on the wire, by RFC 9110's rules as SwiftNIO enforces them; an
+    /// empty name, which NIO would let through, is refused too.
+    private static func isSendableField(name: String, value: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy(isTokenCharacter) && isSendableFieldValue(value)
+    }
+
+    /// Whether `value` may be a header field's value: it holds no control character but a tab.
+    static func isSendableFieldValue(_ value: String) -> Bool {
+        value.utf8.allSatisfy { $0 == UInt8(ascii: "\t") || ($0 >= 0x20 && $0 != 0x7F) }
+    }
+
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
     }
 }

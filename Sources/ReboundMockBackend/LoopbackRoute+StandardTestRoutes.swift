@@ -82,7 +82,7 @@ extension LoopbackRoute {
             }
             // A header value cannot carry a control character but a tab: CR or LF would end the header
             // early (header injection), and the server refuses to send any of them.
-            guard !location.unicodeScalars.contains(where: isControlCharacterForbiddenInHeaders) else {
+            guard LoopbackReply.isSendableFieldValue(location) else {
                 return badRequest("location must not contain control characters (such as CR or LF) but a tab")
             }
             guard let code = integer("code", of: request, default: 302, in: 300...399) else {
@@ -160,11 +160,6 @@ extension LoopbackRoute {
         guard let text = request.query[name] else { return fallback }
         guard let value = Int(text), range.contains(value) else { return nil }
         return value
-    }
-
-    /// Whether `scalar` is a control character that no header value may hold: all of them but a tab.
-    private static func isControlCharacterForbiddenInHeaders(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F
     }
 
     private static func badRequest(_ reason: String) -> LoopbackReply {

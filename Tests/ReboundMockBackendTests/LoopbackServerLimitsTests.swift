@@ -47,6 +47,26 @@ extension LoopbackServerLimitsTests {
         try await server.shutdown()
     }
 
+    @Test(arguments: [("X-Note", "one\r\nX-Injected: 1"), ("X-Note", "nul\u{0}"), ("Bad Name", "ok"), ("", "ok")])
+    func aRouteReplyingWithAHeaderNoResponseMayCarryGets500SayingWhich(name: String, value: String) async throws {
+        let server = try await LoopbackServer.start(routes: [
+            LoopbackRoute("/odd") { _ in .respond(status: 200, headers: [(name, value)], body: Array("hi".utf8)) },
+            LoopbackRoute("/odd-later") { _ in
+                .delayed(
+                    .milliseconds(1),
+                    .closeMidBody(status: 200, headers: [(name, value)], declaredLength: 9, partialBody: [65]))
+            },
+        ])
+
+        for path in ["/odd", "/odd-later"] {
+            let answer = try await exchange(path, port: server.port)
+            #expect(answer.hasPrefix("HTTP/1.1 500 "))
+            #expect(answer.contains("Invalid header field \(name.debugDescription)"))
+            #expect(!answer.contains("X-Injected"))
+        }
+        try await server.shutdown()
+    }
+
     @Test func aFailureRuleWithANegativeStatusGets500InsteadOfCrashingTheServer() async throws {
         let backend = try await MockBackend.start()
         backend.script(MockFailureRule("**", failure: .temporary(status: -3), trigger: .always))
