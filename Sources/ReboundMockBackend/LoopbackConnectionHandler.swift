@@ -44,8 +44,9 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
     private enum PendingWork {
         /// A well-formed request.
         case request(ReceivedRequest)
-        /// Bytes that are not HTTP (`400 Bad Request`) or a request over a limit (`413 Content Too
-        /// Large`), answered with the status and the end of the connection.
+        /// Bytes that are not HTTP (`400 Bad Request`), a request over a limit (`413 Content Too
+        /// Large`) or whose body came too slowly (`408 Request Timeout`), answered with the status and
+        /// the end of the connection.
         case refusal(HTTPResponseStatus)
     }
 
@@ -73,6 +74,11 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
     private var isInputClosed = false
     /// Closes the connection if no request head arrives in time; runs only while waiting for one.
     private var idleTimer: Scheduled<Void>?
+    /// Refuses the request being received if its body does not arrive in time; runs only while
+    /// receiving a body that the server reads and the client has been told to send.
+    private var bodyTimer: Scheduled<Void>?
+    /// Counts the body timers started, so that one cancelled just as it was due does nothing.
+    private var bodyTimerGeneration = 0
 
     /// The request being answered, or `nil` between requests.
     private var currentRequest: ReceivedRequest?
@@ -107,6 +113,7 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
         self.context = nil
         isClosing = true
         idleTimer?.cancel()
+        stopBodyTimer()
         replyTask?.cancel()
     }
 
@@ -118,6 +125,7 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         isClosing = true
         idleTimer?.cancel()
+        stopBodyTimer()
         replyTask?.cancel()
         waitingWork.removeAll()
         context.fireChannelInactive()
@@ -131,6 +139,7 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
             incomingHead = nil
             incomingBody = ByteBuffer()
             incomingAwaitsContinue = false
+            stopBodyTimer()
             startNextExchange()
             closeAfterIdleTimeoutEvenIfAnswering()
         }
@@ -155,6 +164,11 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
             incomingAwaitsContinue =
                 (head.version.major, head.version.minor) >= (1, 1)
                 && head.headers["expect"].contains { $0.caseInsensitiveEquals("100-continue") }
+            if head.headers.contains(name: "transfer-encoding")
+                || head.headers["content-length"].contains(where: { $0 != "0" })
+            {
+                startBodyTimer()
+            }
             sendContinueIfAwaited()
         case .body(var part):
             guard incomingBody.readableBytes + part.readableBytes <= limits.maxRequestBodySize else {
@@ -165,6 +179,7 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
         case .end:
             guard let head = incomingHead else { return }
             incomingHead = nil
+            stopBodyTimer()
             incomingAwaitsContinue = false
             let request = LoopbackRequest(
                 method: head.method.rawValue,
@@ -213,6 +228,7 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
     /// Requests that arrived whole before still get their responses, in order; then the refusal is
     /// sent and the connection closes. Input from then on is ignored, and no longer read.
     private func refuseInput(with status: HTTPResponseStatus) {
+        stopBodyTimer()
         incomingHead = nil
         incomingBody = ByteBuffer()
         incomingAwaitsContinue = false
@@ -227,6 +243,8 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
         let work = waitingWork.popFirst()
         if isReadHeldBack && !ignoresInput && waitingWork.count < limits.maxQueuedRequests {
             isReadHeldBack = false
+            // The body could not arrive while the server did not read: its time starts again.
+            if bodyTimer != nil { startBodyTimer() }
             context.read()
         }
         switch work {
@@ -290,6 +308,36 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Starts (again) the wait for the body of the request being received, which refuses it with
+    /// `408 Request Timeout` after ``LoopbackServer/Limits/requestBodyTimeout``.
+    ///
+    /// Time in which the client could not send the body does not count: when the timer fires while the
+    /// client still waits for `100 Continue` or the server holds back its reads, it starts again (and
+    /// both sending the `100 Continue` and reading again restart it too).
+    private func startBodyTimer() {
+        stopBodyTimer()
+        guard !isClosing, let context else { return }
+        let generation = bodyTimerGeneration
+        bodyTimer = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(limits.requestBodyTimeout)) {
+            [self] in
+            // A timer already due when it was cancelled (in the same turn of the event loop) still runs.
+            guard generation == bodyTimerGeneration else { return }
+            bodyTimer = nil
+            guard incomingHead != nil, !ignoresInput, !isClosing else { return }
+            if incomingAwaitsContinue || isReadHeldBack {
+                startBodyTimer()
+            } else {
+                refuseInput(with: .requestTimeout)
+            }
+        }
+    }
+
+    private func stopBodyTimer() {
+        bodyTimer?.cancel()
+        bodyTimer = nil
+        bodyTimerGeneration &+= 1
+    }
+
     /// Sends `status` without a body and closes the connection once it is sent.
     private func answerRefusal(_ status: HTTPResponseStatus, context: ChannelHandlerContext) {
         isClosing = true
@@ -310,6 +358,8 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
         incomingAwaitsContinue = false
         let head = HTTPResponseHead(version: .http1_1, status: .continue)
         context.writeAndFlush(wrapOutboundOut(.head(head)), promise: nil)
+        // The client sends its body only now, so its time starts now.
+        if bodyTimer != nil { startBodyTimer() }
     }
 
     /// The reply to a request no route matches.

@@ -40,17 +40,32 @@ extension LoopbackServer {
         /// opened and abandoned (or a client sending its head a byte at a time) do not pile up.
         public var idleTimeout: Duration
 
+        /// How long a request body may take to arrive, from the end of its head (or from the
+        /// `100 Continue` the client waited for) to its last byte.
+        ///
+        /// A body that takes longer gets `408 Request Timeout` with `Connection: close`, after the
+        /// responses to earlier pipelined requests, and the connection closes: ``idleTimeout`` bounds the
+        /// head and the wait between requests, this the body, so a client trickling a byte every few
+        /// seconds cannot hold a connection for hours. Time the server spends not reading (its queue of
+        /// pipelined requests is full) or not yet asking for the body (`Expect: 100-continue` behind an
+        /// earlier response) does not count: the wait starts again once it reads or asks. The default,
+        /// 60 seconds, is thousands of times what a body of ``maxRequestBodySize`` takes on loopback, and
+        /// frees a trickled connection as soon as ``idleTimeout`` frees an idle one.
+        public var requestBodyTimeout: Duration
+
         /// Limits with the defaults given for each property.
         public init(
             maxRequestBodySize: Int = 8 * 1024 * 1024,
             maxQueuedRequests: Int = 16,
             maxConnections: Int = 1024,
-            idleTimeout: Duration = .seconds(60)
+            idleTimeout: Duration = .seconds(60),
+            requestBodyTimeout: Duration = .seconds(60)
         ) {
             self.maxRequestBodySize = maxRequestBodySize
             self.maxQueuedRequests = maxQueuedRequests
             self.maxConnections = maxConnections
             self.idleTimeout = idleTimeout
+            self.requestBodyTimeout = requestBodyTimeout
         }
 
         /// The defaults given for each property.
@@ -69,6 +84,9 @@ extension LoopbackServer {
             }
             guard idleTimeout > .zero else {
                 throw ConfigurationError(description: "idleTimeout \(idleTimeout) is not positive")
+            }
+            guard requestBodyTimeout > .zero else {
+                throw ConfigurationError(description: "requestBodyTimeout \(requestBodyTimeout) is not positive")
             }
         }
     }

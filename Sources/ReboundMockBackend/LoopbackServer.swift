@@ -27,9 +27,10 @@ import NIOPosix
 /// A request with `Expect: 100-continue` gets `100 Continue` as soon as its head arrives, so clients
 /// that send large bodies do not wait out their expect timeout. A request that is not HTTP gets
 /// `400 Bad Request` and the connection closes; a request whose body is larger than
-/// ``Limits/maxRequestBodySize`` gets `413 Content Too Large` and the connection closes. A connection
-/// with nothing to answer that sends no request head for ``Limits/idleTimeout`` is closed, and at most
-/// ``Limits/maxConnections`` are open at once.
+/// ``Limits/maxRequestBodySize`` gets `413 Content Too Large` and the connection closes, as does one
+/// whose body takes longer than ``Limits/requestBodyTimeout`` to arrive, with `408 Request Timeout`. A
+/// connection with nothing to answer that sends no request head for ``Limits/idleTimeout`` is closed,
+/// and at most ``Limits/maxConnections`` are open at once.
 ///
 /// The server runs on the shared SwiftNIO event loops (`MultiThreadedEventLoopGroup.singleton`), so
 /// starting one costs a listening socket and nothing else, and no thread outlives a test that forgets

@@ -259,3 +259,55 @@ extension LoopbackServerLimitsTests {
         try await server.shutdown()
     }
 }
+
+extension LoopbackServerLimitsTests {
+    @Test func aBodyTricklingInLongerThanTheBodyTimeoutGets408AndTheConnectionCloses() async throws {
+        let server = try await LoopbackServer.start(
+            // The idle timeout is as short, to show that it does not cover a body.
+            limits: .init(idleTimeout: .seconds(1), requestBodyTimeout: .seconds(1)),
+            routes: [LoopbackRoute("/upload") { request in .text("stored \(request.body.count)") }]
+        )
+        let connection = try RawConnection(port: server.port)
+        try connection.send("POST /upload HTTP/1.1\r\nHost: loopback\r\nContent-Length: 1000\r\n\r\n")
+
+        // A byte every 200 ms: never a whole second without one. Without a bound on the body, the
+        // server would wait for all 1000 bytes, far longer than the trickle lasts (at most 150 bytes).
+        let answer = try await blocking {
+            try connection.trickle(UInt8(ascii: "x"), every: .milliseconds(200), maximumBytes: 150)
+        }
+
+        #expect(answer.hasPrefix("HTTP/1.1 408 "))
+        #expect(answer.contains("Connection: close\r\n"))
+        #expect(server.requestsServed == 0)
+        try await server.shutdown()
+    }
+
+    @Test func aBodyThatWaitsFor100ContinueBehindASlowReplyIsNotTimedOut() async throws {
+        let server = try await LoopbackServer.start(
+            limits: .init(requestBodyTimeout: .seconds(1)),
+            routes: [
+                // Longer than the body timeout: the client may send its body only after this reply.
+                LoopbackRoute("/slow") { _ in .delayed(.seconds(3), .text("slow done")) },
+                LoopbackRoute("/upload") { request in .text("stored \(request.body.count)") },
+            ]
+        )
+        let connection = try RawConnection(port: server.port)
+        try connection.send("GET /slow HTTP/1.1\r\nHost: loopback\r\n\r\n")
+        try connection.send(
+            "POST /upload HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\nContent-Length: 3\r\n"
+                + "Expect: 100-continue\r\n\r\n"
+        )
+
+        let answer = try await blocking {
+            let first = try connection.read(until: "HTTP/1.1 100 Continue\r\n\r\n")
+            try connection.send("abc")
+            return try first + connection.readUntilClosed()
+        }
+
+        #expect(answer.hasPrefix("HTTP/1.1 200 "))
+        #expect(answer.contains("slow done"))
+        #expect(answer.hasSuffix("stored 3"))
+        #expect(!answer.contains("408"))
+        try await server.shutdown()
+    }
+}

@@ -127,6 +127,24 @@ extension RawConnection {
     }
 }
 
+extension RawConnection {
+    /// Sends `byte` once per `interval` until the server answers, and returns everything it sends
+    /// until it closes the connection; after `maximumBytes` bytes without an answer, returns `""`.
+    ///
+    /// Between two bytes it waits for the server to send something, so it stops sending as soon as an
+    /// answer arrives.
+    func trickle(_ byte: UInt8, every interval: Duration, maximumBytes: Int) throws -> String {
+        let intervalInMilliseconds = Int32(
+            interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
+        for _ in 0..<maximumBytes {
+            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&waiting, 1, intervalInMilliseconds) > 0 { return try readUntilClosed() }
+            try send([byte])
+        }
+        return ""
+    }
+}
+
 /// Runs `body`, which blocks on sockets, on a thread of its own and waits for it.
 ///
 /// Blocking a thread of Swift's cooperative pool could starve the route handlers of the server under
