@@ -4,18 +4,26 @@ import NIOCore
 /// The loopback server's record of its connections and the requests they carried.
 ///
 /// It numbers connections as they are accepted, keeps the open ones so that shutting down can close
-/// them all (stalled ones included), and counts requests per path. Channel initializers and handlers
+/// them all (stalled ones included), and counts requests per path: for at most `maxTrackedPaths` distinct
+/// paths, and the requests to any other path together, so that endless distinct paths cannot grow it. Channel initializers and handlers
 /// update it from the event loop while tests read it from their own tasks, hence the lock (a pthread mutex, which the thread sanitizer understands).
 final class LoopbackConnectionRegistry: Sendable {
     private struct State {
         var connectionsAccepted = 0
         var requestsReceived = 0
         var requestsByPath: [String: Int] = [:]
+        var requestsToUntrackedPaths = 0
         var openConnections: [ObjectIdentifier: any Channel] = [:]
         var isShutDown = false
     }
 
     private let state = NIOLockedValueBox(State())
+    private let maxTrackedPaths: Int
+
+    /// Creates an empty registry that counts the requests of at most `maxTrackedPaths` paths one by one.
+    init(maxTrackedPaths: Int) {
+        self.maxTrackedPaths = maxTrackedPaths
+    }
 
     /// How many connections were accepted so far.
     var connectionsAccepted: Int {
@@ -25,6 +33,11 @@ final class LoopbackConnectionRegistry: Sendable {
     /// How many complete requests were received so far.
     var requestsReceived: Int {
         state.withLockedValue { $0.requestsReceived }
+    }
+
+    /// How many complete requests were received so far for paths beyond the tracked ones.
+    var requestsToUntrackedPaths: Int {
+        state.withLockedValue { $0.requestsToUntrackedPaths }
     }
 
     /// How many complete requests were received so far for `path`.
@@ -48,11 +61,18 @@ final class LoopbackConnectionRegistry: Sendable {
         _ = state.withLockedValue { $0.openConnections.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
-    /// Counts a complete request for `path`.
+    /// Counts a complete request for `path`, under its path if that is tracked or can be, or else with
+    /// the requests to untracked paths.
     func requestReceived(path: String) {
         state.withLockedValue { state in
             state.requestsReceived += 1
-            state.requestsByPath[path, default: 0] += 1
+            if let count = state.requestsByPath[path] {
+                state.requestsByPath[path] = count + 1
+            } else if state.requestsByPath.count < maxTrackedPaths {
+                state.requestsByPath[path] = 1
+            } else {
+                state.requestsToUntrackedPaths += 1
+            }
         }
     }
 

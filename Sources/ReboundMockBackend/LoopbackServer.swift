@@ -93,7 +93,7 @@ public final class LoopbackServer: Sendable {
             throw ConfigurationError(description: "port \(port) is outside 0–65535")
         }
         try limits.validate()
-        let registry = LoopbackConnectionRegistry()
+        let registry = LoopbackConnectionRegistry(maxTrackedPaths: limits.maxTrackedPaths)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             // Room for a burst of concurrent connections, as a load test opens them all at once.
             .serverChannelOption(.backlog, value: 1024)
@@ -189,8 +189,19 @@ public final class LoopbackServer: Sendable {
     }
 
     /// How many complete requests the server has received so far for `path` (without the query).
+    ///
+    /// Only the first ``Limits/maxTrackedPaths`` distinct paths are counted one by one; for any later
+    /// path this is 0, and its requests are in ``requestsToUntrackedPaths``.
     public func requests(to path: String) -> Int {
         registry.requestsReceived(for: path)
+    }
+
+    /// How many complete requests the server has received so far for paths it does not count one by
+    /// one: those that arrived after ``Limits/maxTrackedPaths`` distinct paths were already counted.
+    ///
+    /// With ``requests(to:)`` of every tracked path, it adds up to ``requestsServed``.
+    public var requestsToUntrackedPaths: Int {
+        registry.requestsToUntrackedPaths
     }
 
     /// Stops listening and closes every connection, stalled ones included.

@@ -311,3 +311,24 @@ extension LoopbackServerLimitsTests {
         try await server.shutdown()
     }
 }
+
+extension LoopbackServerLimitsTests {
+    @Test func pathsBeyondTheTrackedOnesAreCountedTogether() async throws {
+        let server = try await LoopbackServer.start(
+            limits: .init(maxTrackedPaths: 3),
+            routes: [LoopbackRoute(pathPrefix: "/") { _ in .respond(status: 204) }]
+        )
+
+        for path in ["/a", "/b", "/a", "/c", "/d", "/e", "/d", "/a?x=1"] {
+            #expect(try await exchange(path, port: server.port).hasPrefix("HTTP/1.1 204 "))
+        }
+
+        #expect(server.requests(to: "/a") == 3)
+        #expect(server.requests(to: "/b") == 1)
+        #expect(server.requests(to: "/c") == 1)
+        #expect(server.requests(to: "/d") == 0)
+        #expect(server.requestsToUntrackedPaths == 3)
+        #expect(server.requestsServed == 8)
+        try await server.shutdown()
+    }
+}

@@ -8,9 +8,10 @@ import Testing
 /// Starts a mock backend and a transport for one test, and stops both afterwards.
 func withBackend<T>(
     _ configuration: MockBackend.Configuration = MockBackend.Configuration(),
+    limits: LoopbackServer.Limits = .default,
     _ body: (MarketplaceClient) async throws -> T
 ) async throws -> T {
-    let backend = try await MockBackend.start(configuration: configuration)
+    let backend = try await MockBackend.start(configuration: configuration, limits: limits)
     let client = MarketplaceClient(backend: backend, transport: CurlTransport())
     do {
         let result = try await body(client)

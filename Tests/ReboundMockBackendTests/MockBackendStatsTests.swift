@@ -51,6 +51,31 @@ import Testing
         }
     }
 
+    @Test func routesBeyondTheTrackedOnesAreCountedTogetherInProcessAndOverHTTP() async throws {
+        try await withBackend(limits: .init(maxTrackedPaths: 3)) { client in
+            let token = try await client.accessToken()
+            _ = try await client.get("/v1/tasks", token: token)
+            for number in 1...4 {
+                _ = try await client.get("/v1/nothing/\(number)")
+            }
+            _ = try await client.get("/v1/tasks", token: token)
+
+            let expected = MockBackendStats(
+                requestsPerRoute: ["POST /v1/login": 1, "GET /v1/tasks": 2, "GET /v1/nothing/1": 1],
+                logins: 1,
+                requestsToUntrackedRoutes: 3
+            )
+            #expect(client.backend.stats == expected)
+            #expect(client.backend.stats.totalRequests == 7)
+            let overHTTP = try await client.get("/v1/stats")
+            #expect(overHTTP.text.contains(#""requestsToUntrackedRoutes":3"#))
+            #expect(try overHTTP.decode(MockBackendStats.self) == expected)
+
+            client.backend.resetStats()
+            #expect(client.backend.stats == MockBackendStats())
+        }
+    }
+
     @Test func theStatsResetInProcessAndOverHTTPWithoutTouchingTheState() async throws {
         try await withBackend { client in
             let token = try await client.accessToken()

@@ -25,9 +25,12 @@ final class Marketplace: Sendable {
     private let state: NIOLockedValueBox<MarketplaceState>
     private let configuration: MockBackend.Configuration
     private let log: (@Sendable (String) -> Void)?
+    /// The most routes ``MockBackendStats/requestsPerRoute`` counts one by one.
+    private let maxTrackedRoutes: Int
 
-    init(configuration: MockBackend.Configuration, log: (@Sendable (String) -> Void)?) {
+    init(configuration: MockBackend.Configuration, maxTrackedRoutes: Int, log: (@Sendable (String) -> Void)?) {
         self.configuration = configuration
+        self.maxTrackedRoutes = maxTrackedRoutes
         self.log = log
         state = NIOLockedValueBox(MarketplaceState(configuration: configuration))
     }
@@ -73,7 +76,7 @@ final class Marketplace: Sendable {
         let instruction = Self.instruction(in: request)
         let failure: MockFailure? = withState { state in
             let key = "\(request.method) \(route.template ?? request.path)"
-            state.stats.requestsPerRoute[key, default: 0] += 1
+            state.stats.countRequest(to: key, maxTrackedRoutes: maxTrackedRoutes)
             let failure: MockFailure?
             switch instruction {
             case .absent: failure = state.failurePlan.failure(method: request.method, path: request.path)

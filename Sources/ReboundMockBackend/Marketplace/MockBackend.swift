@@ -76,7 +76,7 @@ public final class MockBackend: Sendable {
         additionalRoutes: [LoopbackRoute] = [],
         log: (@Sendable (String) -> Void)? = nil
     ) async throws -> MockBackend {
-        let marketplace = Marketplace(configuration: configuration, log: log)
+        let marketplace = Marketplace(configuration: configuration, maxTrackedRoutes: limits.maxTrackedPaths, log: log)
         let route = LoopbackRoute(pathPrefix: "/v1") { request in
             await marketplace.handle(request)
         }

@@ -24,6 +24,12 @@ public struct MockBackendStats: Sendable, Hashable, Codable {
     public var answersApplied: Int
     /// Injected failures per kind (``MockFailure/kind``), such as `"temporary": 2`.
     public var failuresInjected: [String: Int]
+    /// Requests counted in no entry of ``requestsPerRoute``, because it already held
+    /// ``LoopbackServer/Limits/maxTrackedPaths`` routes when they arrived.
+    ///
+    /// A client that sends endless distinct paths (each a route of its own, as requests to no route are
+    /// counted under their actual path) would otherwise grow the stats without end.
+    public var requestsToUntrackedRoutes: Int
 
     /// Creates stats; all zero by default.
     public init(
@@ -34,7 +40,8 @@ public struct MockBackendStats: Sendable, Hashable, Codable {
         captchasSolved: Int = 0,
         duplicateSubmissions: Int = 0,
         answersApplied: Int = 0,
-        failuresInjected: [String: Int] = [:]
+        failuresInjected: [String: Int] = [:],
+        requestsToUntrackedRoutes: Int = 0
     ) {
         self.requestsPerRoute = requestsPerRoute
         self.logins = logins
@@ -44,11 +51,12 @@ public struct MockBackendStats: Sendable, Hashable, Codable {
         self.duplicateSubmissions = duplicateSubmissions
         self.answersApplied = answersApplied
         self.failuresInjected = failuresInjected
+        self.requestsToUntrackedRoutes = requestsToUntrackedRoutes
     }
 
-    /// How many requests were counted on all routes together.
+    /// How many requests were counted on all routes together, untracked ones included.
     public var totalRequests: Int {
-        requestsPerRoute.values.reduce(0, +)
+        requestsPerRoute.values.reduce(requestsToUntrackedRoutes, +)
     }
 
     /// How many failures were injected, of all kinds together.
@@ -56,8 +64,23 @@ public struct MockBackendStats: Sendable, Hashable, Codable {
         failuresInjected.values.reduce(0, +)
     }
 
-    /// How many requests were counted for `route`, such as `requests(to: "GET /v1/tasks")`.
+    /// How many requests were counted for `route`, such as `requests(to: "GET /v1/tasks")`; 0 for a
+    /// route beyond the tracked ones (see ``requestsToUntrackedRoutes``).
     public func requests(to route: String) -> Int {
         requestsPerRoute[route, default: 0]
+    }
+}
+
+extension MockBackendStats {
+    /// Counts a request to `route` in ``requestsPerRoute`` if it is tracked or there is room for it,
+    /// or else in ``requestsToUntrackedRoutes``.
+    mutating func countRequest(to route: String, maxTrackedRoutes: Int) {
+        if let count = requestsPerRoute[route] {
+            requestsPerRoute[route] = count + 1
+        } else if requestsPerRoute.count < maxTrackedRoutes {
+            requestsPerRoute[route] = 1
+        } else {
+            requestsToUntrackedRoutes += 1
+        }
     }
 }
