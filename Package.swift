@@ -135,6 +135,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ReboundCLI", "MockBackendServer", "TaskClient", "ReboundMockBackend",
+                // To parse the commands' options in process, as well as running the binaries.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(

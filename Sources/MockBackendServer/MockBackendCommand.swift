@@ -23,6 +23,9 @@ struct MockBackendCommand: AsyncParsableCommand {
             none, flaky[:P], outage[:N], rate-limited[:N[:S]], expiring-tokens[:SECONDS]. \
             The same --seed gives the same failures for the same sequence of requests.
 
+            The limits (--max-request-body-size and the options after it) bound what clients can make \
+            the server hold; see LoopbackServer.Limits in docs/mock-backend.md.
+
             Once listening, the server prints one line, "mock-backend listening on http://HOST:PORT", \
             and serves until SIGINT or SIGTERM. See docs/mock-backend.md for everything.
 
@@ -31,6 +34,7 @@ struct MockBackendCommand: AsyncParsableCommand {
               mock-backend --port 0 --seed 42 --scenario flaky:0.5
               mock-backend --scenario outage:3 --captcha-after 2 --verbose
               mock-backend --token-lifetime 10
+              mock-backend --max-connections 200 --idle-timeout 10
               curl -s localhost:8080/v1/login -d '{"username":"bob","password":"builder"}'
               curl -s -H 'X-Mock-Failure: retry-after-2' localhost:8080/v1/tasks
               curl -s localhost:8080/v1/scenario \\
@@ -73,6 +77,70 @@ struct MockBackendCommand: AsyncParsableCommand {
     @Flag(help: "Print one line per request on stderr.")
     var verbose = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The largest request body accepted; a larger one gets 413 and the connection closes.",
+            valueName: "bytes"
+        )
+    )
+    var maxRequestBodySize = LoopbackServer.Limits.default.maxRequestBodySize
+
+    @Option(
+        help: ArgumentHelp(
+            "The most pipelined requests a connection holds while answering one; beyond it the server stops reading.",
+            valueName: "n"
+        )
+    )
+    var maxQueuedRequests = LoopbackServer.Limits.default.maxQueuedRequests
+
+    @Option(
+        help: ArgumentHelp(
+            "The most connections open at once; the server closes any beyond them at once.",
+            valueName: "n"
+        )
+    )
+    var maxConnections = LoopbackServer.Limits.default.maxConnections
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a connection may wait for a request head before the server closes it.",
+            valueName: "seconds"
+        )
+    )
+    var idleTimeout = Self.seconds(of: LoopbackServer.Limits.default.idleTimeout)
+
+    @Option(
+        help: ArgumentHelp(
+            "How long a request body may take to arrive; a slower one gets 408 and the connection closes.",
+            valueName: "seconds"
+        )
+    )
+    var requestBodyTimeout = Self.seconds(of: LoopbackServer.Limits.default.requestBodyTimeout)
+
+    @Option(
+        help: ArgumentHelp(
+            "The most distinct paths counted one by one in the stats; requests to later ones are counted together.",
+            valueName: "n"
+        )
+    )
+    var maxTrackedPaths = LoopbackServer.Limits.default.maxTrackedPaths
+
+    /// The server's limits, as the options give them.
+    var limits: LoopbackServer.Limits {
+        LoopbackServer.Limits(
+            maxRequestBodySize: maxRequestBodySize,
+            maxQueuedRequests: maxQueuedRequests,
+            maxConnections: maxConnections,
+            idleTimeout: .seconds(idleTimeout),
+            requestBodyTimeout: .seconds(requestBodyTimeout),
+            maxTrackedPaths: maxTrackedPaths
+        )
+    }
+
+    /// The longest timeout accepted, in seconds (about 31 years): longer ones mean "never" just as well,
+    /// and a `Duration` cannot hold every `Double`.
+    static let maximumTimeoutSeconds = 1_000_000_000.0
+
     func validate() throws {
         guard (0...65_535).contains(port) else {
             throw ValidationError("--port must be from 0 to 65535.")
@@ -82,14 +150,27 @@ struct MockBackendCommand: AsyncParsableCommand {
                 "--scenario must be one of \(MockScenario.names.joined(separator: ", ")), with an optional :parameter."
             )
         }
-        guard tokenLifetime >= 1 else {
-            throw ValidationError("--token-lifetime must be at least 1 second.")
+        let wholeNumbers: [(option: String, value: Int, minimum: Int, unit: String)] = [
+            ("--token-lifetime", tokenLifetime, 1, " second"),
+            ("--captcha-after", captchaAfter, 0, ""),
+            ("--max-answer-length", maxAnswerLength, 1, ""),
+            ("--max-request-body-size", maxRequestBodySize, 0, ""),
+            ("--max-queued-requests", maxQueuedRequests, 1, ""),
+            ("--max-connections", maxConnections, 1, ""),
+            ("--max-tracked-paths", maxTrackedPaths, 0, ""),
+        ]
+        for number in wholeNumbers where number.value < number.minimum {
+            throw ValidationError(
+                number.minimum == 0
+                    ? "\(number.option) must not be negative."
+                    : "\(number.option) must be at least \(number.minimum)\(number.unit).")
         }
-        guard captchaAfter >= 0 else {
-            throw ValidationError("--captcha-after must not be negative.")
-        }
-        guard maxAnswerLength >= 1 else {
-            throw ValidationError("--max-answer-length must be at least 1.")
+        for (option, seconds) in [("--idle-timeout", idleTimeout), ("--request-body-timeout", requestBodyTimeout)] {
+            // `!(… > 0)` also refuses NaN.
+            guard seconds > 0, seconds <= Self.maximumTimeoutSeconds else {
+                throw ValidationError(
+                    "\(option) must be a number of seconds above 0, at most \(Int(Self.maximumTimeoutSeconds)).")
+            }
         }
     }
 
@@ -108,7 +189,8 @@ struct MockBackendCommand: AsyncParsableCommand {
         let log = verbose ? writeLine : nil
         let backend: MockBackend
         do {
-            backend = try await MockBackend.start(configuration: configuration, host: host, port: port, log: log)
+            backend = try await MockBackend.start(
+                configuration: configuration, host: host, port: port, limits: limits, log: log)
         } catch {
             Self.writeError("mock-backend: cannot listen on \(host):\(port): \(error)")
             throw ExitCode.failure
@@ -117,6 +199,12 @@ struct MockBackendCommand: AsyncParsableCommand {
         let signal = await signals.next()
         Self.writeError("mock-backend: received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
         try await backend.shutdown()
+    }
+
+    /// `duration` in seconds, as the timeout options take it.
+    static func seconds(of duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// Writes a line to stdout at once: `FileHandle` does not buffer, so a reader sees it immediately.

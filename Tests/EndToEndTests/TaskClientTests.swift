@@ -99,15 +99,16 @@ final class StandaloneBackend: @unchecked Sendable {
     let url: String
     private let process: Process
 
-    /// Starts the backend and waits, on a thread of its own, until it says where it listens.
-    static func start() async throws -> StandaloneBackend {
-        try await onOwnThread { try StandaloneBackend() }
+    /// Starts the backend with `--port 0 --seed 7` and `arguments`, and waits, on a thread of its own,
+    /// until it says where it listens.
+    static func start(arguments: [String] = []) async throws -> StandaloneBackend {
+        try await onOwnThread { try StandaloneBackend(arguments: arguments) }
     }
 
-    private init() throws {
+    private init(arguments: [String]) throws {
         process = Process()
         process.executableURL = try ExecutableRunner.executable("mock-backend")
-        process.arguments = ["--port", "0", "--seed", "7"]
+        process.arguments = ["--port", "0", "--seed", "7"] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
