@@ -235,6 +235,22 @@ import Testing
         }
     }
 
+    @Test func anOversizedBodyOfIntMaxBytesStartsStreamingAtOnce() async throws {
+        let backend = try await MockBackend.start()
+        let connection = try RawConnection(port: backend.port)
+        try connection.send(
+            "GET /v1/tasks HTTP/1.1\r\nHost: loopback\r\nX-Mock-Failure: oversized-body-\(Int.max)\r\n\r\n"
+        )
+
+        // The server holds at most MockFailure.maximumOversizedBodyBytes of it as chunks sharing one
+        // buffer; building Int.max / 64 KiB chunks first would exhaust its memory before the head.
+        let start = try await blocking { try connection.read(until: "\r\n\r\n1\r\n[\r\n10000\r\n") }
+
+        #expect(start.hasPrefix("HTTP/1.1 200 "))
+        #expect(start.contains("Transfer-Encoding: chunked\r\n"))
+        try await backend.shutdown()
+    }
+
     @Test func anUnreadableHeaderIsAValidationFailureNamingTheHeader() async throws {
         try await withBackend { client in
             let reply = try await client.get("/v1/tasks", failure: "explode")

@@ -142,6 +142,66 @@ import Testing
         #expect(try await statuses(seed: 4) != first)
     }
 
+    /// Triggers at the edges of what they can hold, in range and out of it.
+    static let triggers: [MockFailureRule.Trigger] = [
+        .always, .times(1), .times(2), .times(Int.max), .times(0), .times(-1), .times(Int.min),
+        .probability(0), .probability(0.1 + 0.2), .probability(0.5), .probability(1), .probability(5e-324),
+        .probability(-0.0), .probability(-1), .probability(1.5), .probability(.nan), .probability(.infinity),
+        .probability(-.infinity),
+    ]
+
+    /// Every rule the Swift API accepts: each example failure with each trigger, under varied methods and paths.
+    static let everyRule: [MockFailureRule] = {
+        let methods: [String?] = [nil, "GET", "PATCH", ""]
+        let paths = ["**", "/v1/tasks/{id}/answers", "/v1/*", "", "/ü ber/\"quoted\""]
+        var rules: [MockFailureRule] = []
+        for (failureIndex, failure) in MockFailureSpellingTests.everyFailure.enumerated() {
+            for (triggerIndex, trigger) in triggers.enumerated() {
+                let index = failureIndex + triggerIndex
+                rules.append(
+                    MockFailureRule(
+                        methods[index % methods.count], paths[index % paths.count], failure: failure, trigger: trigger))
+            }
+        }
+        return rules
+    }()
+
+    @Test func everyRuleTheAPIAcceptsIsShownInAFormThatPostingItBackRestores() async throws {
+        let original = try await MockBackend.start()
+        let copy = try await MockBackend.start()
+        original.script(Self.everyRule)
+
+        let shown = try await exchange("GET", "/v1/scenario", port: original.port)
+        let posted = try await exchange("POST", "/v1/scenario", body: shown.body, port: copy.port)
+
+        #expect(shown.status == 200)
+        #expect(posted.status == 200, "\(String(decoding: posted.body, as: UTF8.self).prefix(500))")
+        // A rule with no count left is dropped as it is scripted; every other one is kept.
+        let kept = Self.everyRule.filter { rule in
+            if case .times(let count) = rule.trigger { return count > 0 }
+            return true
+        }
+        #expect(original.scriptedRules.count == kept.count)
+        #expect(copy.scriptedRules == original.scriptedRules)
+        try await original.shutdown()
+        try await copy.shutdown()
+    }
+
+    @Test func everyRuleTheAPIAcceptsReadsBackFromItsJSONAsTheBackendKeepsIt() async throws {
+        let backend = try await MockBackend.start()
+        for rule in Self.everyRule {
+            backend.clearScript()
+            backend.script(rule)
+            guard let kept = backend.scriptedRules.first else { continue }  // used up: nothing to show
+            let decoded = try JSONDecoder().decode(MockFailureRule.self, from: JSONEncoder().encode(rule))
+            #expect(decoded == kept, "\(rule)")
+            // A rule whose trigger is in range reads back as it is.
+            if case .probability(let probability) = rule.trigger, !(0...1).contains(probability) { continue }
+            #expect(decoded == rule, "\(rule)")
+        }
+        try await backend.shutdown()
+    }
+
     @Test func rulesRoundTripThroughJSON() throws {
         let rules = [
             MockFailureRule("GET", "/v1/tasks", failure: .temporary(status: 504, retryAfter: .date(secondsFromNow: 3))),
@@ -152,4 +212,22 @@ import Testing
         let data = try JSONEncoder().encode(rules)
         #expect(try JSONDecoder().decode([MockFailureRule].self, from: data) == rules)
     }
+}
+
+/// Sends one request with `body` that asks the server to close after answering, and returns the
+/// status and body of the answer.
+private func exchange(_ method: String, _ target: String, body: [UInt8] = [], port: Int) async throws -> (
+    status: Int, body: [UInt8]
+) {
+    let answer = try await blocking {
+        let connection = try RawConnection(port: port)
+        try connection.send(
+            "\(method) \(target) HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\nContent-Length: \(body.count)\r\n\r\n"
+        )
+        try connection.send(body)
+        return try connection.readUntilClosed()
+    }
+    let parts = answer.components(separatedBy: "\r\n\r\n")
+    let status = Int(parts[0].split(separator: " ").dropFirst().first ?? "") ?? 0
+    return (status, Array(parts.dropFirst().joined(separator: "\r\n\r\n").utf8))
 }

@@ -20,11 +20,13 @@ struct FailurePlan: Sendable {
         generator = SplitMix64(seed: seed)
     }
 
-    /// Adds rules after the existing ones.
+    /// Adds rules after the existing ones, each with its trigger normalized (``MockFailureRule/Trigger/normalized``),
+    /// which behaves the same and reads back from JSON; a rule whose count is used up is dropped.
     mutating func add(_ newRules: [MockFailureRule]) {
-        rules += newRules.filter { rule in
-            if case .times(let count) = rule.trigger { return count > 0 }
-            return true
+        for var rule in newRules {
+            rule.trigger = rule.trigger.normalized
+            if case .times(let count) = rule.trigger, count == 0 { continue }
+            rules.append(rule)
         }
     }
 

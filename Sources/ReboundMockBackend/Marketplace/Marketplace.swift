@@ -260,11 +260,12 @@ final class Marketplace: Sendable {
         return chunk
     }()
 
-    /// 200 streaming `bytes` bytes of a JSON-like list.
+    /// 200 streaming `bytes` bytes of a JSON-like list: at least 1 and at most
+    /// ``MockFailure/maximumOversizedBodyBytes``.
     ///
     /// The body is chunked, without a `Content-Length`, so a client learns the size only by reading.
     private static func oversizedReply(bytes: Int) -> LoopbackReply {
-        let total = max(1, bytes)
+        let total = min(max(1, bytes), MockFailure.maximumOversizedBodyBytes)
         var chunks: [[UInt8]] = [[UInt8(ascii: "[")]]
         var remaining = total - 1
         while remaining > 0 {

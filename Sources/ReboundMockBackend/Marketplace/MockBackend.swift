@@ -133,6 +133,10 @@ public final class MockBackend: Sendable {
     }
 
     /// Adds rules after those in force; the first matching rule that fires decides a request's failure.
+    ///
+    /// A rule with `.times(0)` or fewer is used up and dropped. A trigger out of range is kept as the
+    /// trigger that behaves the same (a probability clamped to 0…1, NaN as 0), so that ``scriptedRules``
+    /// and `GET /v1/scenario` show every rule in a form that `POST /v1/scenario` reads back.
     public func script(_ rules: [MockFailureRule]) {
         marketplace.withState { $0.failurePlan.add(rules) }
     }

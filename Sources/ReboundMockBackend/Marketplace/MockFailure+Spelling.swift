@@ -3,7 +3,7 @@ extension MockFailure: LosslessStringConvertible, Codable {
     ///
     /// | Spelling                                   | Failure                                            |
     /// |--------------------------------------------|----------------------------------------------------|
-    /// | `temporary-503` (or `-502`, `-504`, any 5xx) | ``temporary(status:retryAfter:)``                |
+    /// | `temporary-503` (or `-502`, `-504`, any status) | ``temporary(status:retryAfter:)``             |
     /// | `temporary-503-retry-after-2`              | the same with `Retry-After: 2`                      |
     /// | `temporary-503-retry-after-date-2`         | the same with an HTTP-date 2 s ahead               |
     /// | `retry-after-2`, `retry-after-date-2`      | 503 with that `Retry-After`                        |
@@ -18,8 +18,11 @@ extension MockFailure: LosslessStringConvertible, Codable {
     /// | `close-mid-body`                           | ``closeMidBody``                                   |
     /// | `oversized-body`, `oversized-body-1048576` | ``oversizedBody(bytes:)``                          |
     ///
-    /// Spellings are lower case; surrounding spaces are ignored. A field name in `validation-…` cannot
-    /// contain `-`.
+    /// Spellings are lower case; surrounding spaces are ignored. A number is any `Int`, written in
+    /// decimal with a `-` before a negative one (`slow--5`, `retry-after-date--60`), so that every
+    /// failure the Swift API can hold has a spelling that reads back to it. In `validation-FIELD-REASON`
+    /// the reason is what follows the last `-`, so the field may contain `-` (`validation-answer-text-too_long`)
+    /// or be empty (`validation--too_long`); without a reason, the field cannot contain `-`.
     ///
     /// - Parameter description: The spelling.
     /// - Returns: The failure, or `nil` if `description` is not one of the spellings above.
@@ -99,19 +102,20 @@ extension MockFailure: LosslessStringConvertible, Codable {
             return .rateLimited()
         }
         guard let rest = text.removingPrefix("temporary-") else { return nil }
-        let statusText = rest.prefix { $0.isASCII && $0.isNumber }
-        guard statusText.count == 3, let status = Int(statusText), (500...599).contains(status) else { return nil }
-        let suffix = rest.dropFirst(3)
+        let sign = rest.hasPrefix("-") ? 1 : 0
+        let statusText = rest.prefix(sign + rest.dropFirst(sign).prefix { $0.isASCII && $0.isNumber }.count)
+        guard let status = Self.integer(statusText) else { return nil }
+        let suffix = rest.dropFirst(statusText.count)
         guard !suffix.isEmpty else { return .temporary(status: status) }
         return suffix.removingPrefix("-").flatMap(parseRetryAfter).map { .temporary(status: status, retryAfter: $0) }
     }
 
     /// `retry-after-N` or `retry-after-date-N`.
     private static func parseRetryAfter(_ text: Substring) -> RetryAfter? {
-        if let seconds = text.removingPrefix("retry-after-date-").flatMap(Self.count) {
+        if let seconds = text.removingPrefix("retry-after-date-").flatMap(Self.integer) {
             return .date(secondsFromNow: seconds)
         }
-        if let seconds = text.removingPrefix("retry-after-").flatMap(Self.count) {
+        if let seconds = text.removingPrefix("retry-after-").flatMap(Self.integer) {
             return .seconds(seconds)
         }
         return nil
@@ -130,24 +134,31 @@ extension MockFailure: LosslessStringConvertible, Codable {
         case "oversized-body": return .oversizedBody()
         default: break
         }
-        if let milliseconds = text.removingPrefix("slow-").flatMap(Self.count) {
+        if let milliseconds = text.removingPrefix("slow-").flatMap(Self.integer) {
             return .slow(milliseconds: milliseconds)
         }
-        if let bytes = text.removingPrefix("oversized-body-").flatMap(Self.count) {
+        if let bytes = text.removingPrefix("oversized-body-").flatMap(Self.integer) {
             return .oversizedBody(bytes: bytes)
         }
         if let rest = text.removingPrefix("validation-") {
-            let parts = rest.split(separator: "-", omittingEmptySubsequences: false)
-            guard let field = parts.first, !field.isEmpty, parts.count <= 2 else { return nil }
-            guard parts.count == 2 else { return .validation(field: String(field), reason: .invalidFormat) }
-            return MockErrorReason(rawValue: String(parts[1])).map { .validation(field: String(field), reason: $0) }
+            // `FIELD-REASON`, split at the last `-` (a reason has none), or a `FIELD` without `-`.
+            guard let lastDash = rest.lastIndex(of: "-") else {
+                return rest.isEmpty ? nil : .validation(field: String(rest), reason: .invalidFormat)
+            }
+            let field = String(rest[..<lastDash])
+            return MockErrorReason(rawValue: String(rest[rest.index(after: lastDash)...])).map {
+                .validation(field: field, reason: $0)
+            }
         }
         return nil
     }
 
-    /// A non-negative decimal number of at most nine digits, so that no spelling can overflow anything.
-    private static func count(_ text: Substring) -> Int? {
-        guard !text.isEmpty, text.count <= 9, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+    /// A decimal `Int`, with `-` before a negative one: what `description` writes for any number.
+    ///
+    /// Unlike `Int(_:)`, it refuses a `+`, so that each number has a single spelling but for leading zeros.
+    private static func integer(_ text: Substring) -> Int? {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : text
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
         return Int(text)
     }
 }

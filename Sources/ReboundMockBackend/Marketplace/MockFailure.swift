@@ -46,14 +46,24 @@ public enum MockFailure: Sendable, Hashable {
     ///
     /// One element of a list (or the object itself) gets `"id": "seven"`, `"reward": "lots"`.
     case partlyMalformedJSON
-    /// The normal answer after `milliseconds` of silence.
+    /// The normal answer after `milliseconds` of silence (none if `milliseconds` is negative).
     case slow(milliseconds: Int)
     /// No answer at all; the connection stays open until the client gives up.
     case stall
     /// The normal head with a `Content-Length`, half the body, then the connection closes.
     case closeMidBody
     /// 200 with a streamed body of `bytes` bytes of JSON-like text, to trip a client's size limit.
+    ///
+    /// The body has at least 1 byte and at most ``maximumOversizedBodyBytes``.
     case oversizedBody(bytes: Int = MockFailure.defaultOversizedBodyBytes)
+
+    /// The most bytes ``oversizedBody(bytes:)`` sends, 1 GiB, however many it asks for.
+    ///
+    /// Far past any client's limit, while the list of chunks the server builds for the body stays
+    /// small (16,384 references to one shared chunk); asking for `Int.max` bytes must not exhaust the
+    /// server's memory. Every size a spelling could name before numbers were unbounded (nine digits)
+    /// is below it.
+    public static let maximumOversizedBodyBytes = 1 << 30
 
     /// The default size of ``oversizedBody(bytes:)``: 64 MiB.
     ///

@@ -26,6 +26,19 @@ public struct MockFailureRule: Sendable, Hashable {
         case probability(Double)
         /// Every matching request, until the script is cleared.
         case always
+
+        /// The trigger that behaves the same and has a JSON form: a negative count is 0 (used up), a
+        /// probability is clamped to 0…1, and NaN is 0.
+        ///
+        /// A draw is below 1 and never below 0, so a probability above 1 always fires and one below 0
+        /// (or NaN) never does, as after clamping; each still draws once per matching request.
+        var normalized: Trigger {
+            switch self {
+            case .times(let count): .times(max(0, count))
+            case .probability(let probability): .probability(probability.isNaN ? 0 : min(max(probability, 0), 1))
+            case .always: .always
+            }
+        }
     }
 
     /// The method to match, such as `"GET"`, or `nil` for any method.
@@ -136,12 +149,17 @@ extension MockFailureRule: Codable {
     }
 
     /// Encodes the rule in the form ``init(from:)`` reads.
+    ///
+    /// A trigger out of the range that form takes is written as the trigger that behaves the same:
+    /// a negative `times` as 0, a `probability` above 1 as 1, below 0 or NaN as 0 (JSON has no NaN or
+    /// infinity). So every rule can be encoded, and reads back as the rule a backend keeps after
+    /// `MockBackend.script(_:)`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(method, forKey: .method)
         try container.encode(path, forKey: .path)
         try container.encode(failure, forKey: .failure)
-        switch trigger {
+        switch trigger.normalized {
         case .times(let count): try container.encode(count, forKey: .times)
         case .probability(let probability): try container.encode(probability, forKey: .probability)
         case .always: break
