@@ -145,7 +145,8 @@ import Testing
     /// Triggers at the edges of what they can hold, in range and out of it.
     static let triggers: [MockFailureRule.Trigger] = [
         .always, .times(1), .times(2), .times(Int.max), .times(0), .times(-1), .times(Int.min),
-        .probability(0), .probability(0.1 + 0.2), .probability(0.5), .probability(1), .probability(5e-324),
+        .probability(0), .probability(0.1 + 0.2), .probability(0.5), .probability(1),
+        .probability(.leastNonzeroMagnitude),
         .probability(-0.0), .probability(-1), .probability(1.5), .probability(.nan), .probability(.infinity),
         .probability(-.infinity),
     ]
