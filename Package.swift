@@ -111,10 +111,15 @@ let package = Package(
             dependencies: ["Rebound"],
             path: "Benchmarks/DecodingBenchmark"
         ),
+        // What the test targets share (running blocking work off Swift's pool); not a product.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "ReboundTests",
             dependencies: [
-                "Rebound", "ReboundTesting",
+                "Rebound", "ReboundTesting", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
@@ -126,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "ReboundMockBackendTests",
             dependencies: [
-                "ReboundMockBackend", "Rebound", "ReboundCurl",
+                "ReboundMockBackend", "Rebound", "ReboundCurl", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -134,7 +139,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ReboundCLI", "MockBackendServer", "TaskClient", "ReboundMockBackend",
+                "ReboundCLI", "MockBackendServer", "TaskClient", "ReboundMockBackend", "TestSupport",
                 // To parse the commands' options in process, as well as running the binaries.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -142,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "ReboundCurlTests",
             dependencies: [
-                "Rebound", "ReboundCurl", "CCurl", "ReboundMockBackend",
+                "Rebound", "ReboundCurl", "CCurl", "ReboundMockBackend", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs an executable product of this package as a child process and collects what it printed.
 ///
@@ -126,7 +127,7 @@ enum ExecutableRunner {
 
         async let out = onOwnThread { stdout.fileHandleForReading.readDataToEndOfFile() }
         async let err = onOwnThread { stderr.fileHandleForReading.readDataToEndOfFile() }
-        let timedOut = try await onOwnThread {
+        let timedOut = await onOwnThread {
             let limit = DispatchTime.now() + .nanoseconds(Int(timeLimit / .nanoseconds(1)))
             guard exited.wait(timeout: limit) == .timedOut else { return false }
             process.terminate()
@@ -137,6 +138,6 @@ enum ExecutableRunner {
             return true
         }
         return Result(
-            status: process.terminationStatus, timedOut: timedOut, stdout: try await out, stderr: try await err)
+            status: process.terminationStatus, timedOut: timedOut, stdout: await out, stderr: await err)
     }
 }

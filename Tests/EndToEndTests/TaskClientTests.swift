@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The example, run as a person runs it: the built `task-client`, against the mock backend in

@@ -506,7 +506,7 @@ struct CurlTransportTests {
             #expect(response.status == .ok, "round \(round)")
             let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
             #expect(error?.code == .cannotConnect, "round \(round): \(String(describing: error))")
-            #expect(try await server.waitUntilClosed(), "round \(round)")
+            #expect(await server.waitUntilClosed(), "round \(round)")
         }
     }
 

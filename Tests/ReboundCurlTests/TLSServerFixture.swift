@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// An nginx on loopback that speaks TLS with HTTP/2, with a certificate made for the test run.
 ///

@@ -1,4 +1,5 @@
 import ReboundMockBackend
+import TestSupport
 import Testing
 
 /// Clients that end their side of the connection once their requests are sent.
@@ -13,7 +14,7 @@ import Testing
             "GET /later HTTP/1.1\r\nHost: loopback\r\n\r\nGET /hello HTTP/1.1\r\nHost: loopback\r\n\r\n")
         connection.closeOutput()
 
-        let answer = try await blocking { try connection.readUntilClosed() }
+        let answer = try await onOwnThread { try connection.readUntilClosed() }
 
         #expect(answer.hasPrefix("HTTP/1.1 200 "))
         #expect(answer.contains("laterHTTP/1.1 200 "))
@@ -26,7 +27,7 @@ import Testing
         let connection = try RawConnection(port: server.port)
         connection.closeOutput()
 
-        #expect(try await blocking { try connection.readUntilClosed() } == "")
+        #expect(try await onOwnThread { try connection.readUntilClosed() } == "")
         try await server.shutdown()
     }
 }
@@ -42,7 +43,7 @@ extension LoopbackServerHalfCloseTests {
         connection.closeOutput()
 
         // Closed by the server, long before the client's receive timeout would end the read.
-        #expect(try await blocking { try connection.readUntilClosed() } == "")
+        #expect(try await onOwnThread { try connection.readUntilClosed() } == "")
         try await server.shutdown()
     }
 }

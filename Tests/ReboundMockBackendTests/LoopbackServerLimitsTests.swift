@@ -1,5 +1,6 @@
 import Foundation
 import ReboundMockBackend
+import TestSupport
 import Testing
 
 /// The loopback server against callers and clients that ask too much of it: out-of-range settings,
@@ -20,7 +21,7 @@ import Testing
 
 /// Sends one `GET` that asks the server to close after answering, and returns the whole answer.
 func exchange(_ path: String, port: Int) async throws -> String {
-    try await blocking {
+    try await onOwnThread {
         let connection = try RawConnection(port: port)
         try connection.send("GET \(path) HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n")
         return try connection.readUntilClosed()
@@ -105,7 +106,7 @@ extension LoopbackServerLimitsTests {
                 + "Expect: 100-continue\r\n\r\n"
         )
 
-        let answer = try await blocking { try connection.readUntilClosed() }
+        let answer = try await onOwnThread { try connection.readUntilClosed() }
         #expect(answer.hasPrefix("HTTP/1.1 413 "))
         #expect(!answer.contains("100 Continue"))
         #expect(server.requestsServed == 0)
@@ -124,7 +125,7 @@ extension LoopbackServerLimitsTests {
                 + String(repeating: "x", count: 1000)
         )
 
-        let answer = try await blocking { try connection.readUntilClosed() }
+        let answer = try await onOwnThread { try connection.readUntilClosed() }
         #expect(answer.hasPrefix("HTTP/1.1 200 "))
         #expect(answer.hasSuffix("stored 1000"))
         try await server.shutdown()
@@ -143,7 +144,7 @@ extension LoopbackServerLimitsTests {
         try connection.send("POST /upload HTTP/1.1\r\nHost: loopback\r\nTransfer-Encoding: chunked\r\n\r\n")
         try connection.send(chunk + chunk)
 
-        let answer = try await blocking { try connection.readUntilClosed() }
+        let answer = try await onOwnThread { try connection.readUntilClosed() }
         #expect(answer.hasPrefix("HTTP/1.1 200 "))
         #expect(answer.contains("stored 3HTTP/1.1 413 "))
         #expect(server.requestsServed == 1)
@@ -172,7 +173,7 @@ extension LoopbackServerLimitsTests {
         let uploads = 80
         let pipeline = Array(String(repeating: upload, count: uploads).utf8)
 
-        let sent = try await blocking { connection.sendUntilBlocked(pipeline, patience: .seconds(2)) }
+        let sent = await onOwnThread { connection.sendUntilBlocked(pipeline, patience: .seconds(2)) }
 
         #expect(sent < pipeline.count)
         // The stalled request, the full queue, and at most one more whose start came in the last read.
@@ -180,7 +181,7 @@ extension LoopbackServerLimitsTests {
 
         // Once the stalled reply completes, the queue drains and the server reads the rest.
         releaseNow.finish()
-        let answer = try await blocking {
+        let answer = try await onOwnThread {
             try connection.send(Array(pipeline[sent...]))
             try connection.send("GET /last HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n")
             return try connection.readUntilClosed()
@@ -202,8 +203,8 @@ extension LoopbackServerLimitsTests {
         try halfAHead.send("GET /hello HTTP/1.1\r\nHost: loop")
 
         // The server closes both, long before the client's receive timeout would end the reads.
-        #expect(try await blocking { try silent.readUntilClosed() } == "")
-        #expect(try await blocking { try halfAHead.readUntilClosed() } == "")
+        #expect(try await onOwnThread { try silent.readUntilClosed() } == "")
+        #expect(try await onOwnThread { try halfAHead.readUntilClosed() } == "")
         try await server.shutdown()
     }
 
@@ -216,7 +217,7 @@ extension LoopbackServerLimitsTests {
         let connection = try RawConnection(port: server.port)
         try connection.send("GET /hello HTTP/1.1\r\nHost: loopback\r\n\r\n")
 
-        let answer = try await blocking { try connection.readUntilClosed() }
+        let answer = try await onOwnThread { try connection.readUntilClosed() }
 
         #expect(answer.hasPrefix("HTTP/1.1 200 "))
         #expect(answer.hasSuffix("hello"))
@@ -232,7 +233,7 @@ extension LoopbackServerLimitsTests {
         let connection = try RawConnection(port: server.port)
         try connection.send("GET /slow HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n")
 
-        let answer = try await blocking { try connection.readUntilClosed() }
+        let answer = try await onOwnThread { try connection.readUntilClosed() }
 
         #expect(answer.hasPrefix("HTTP/1.1 200 "))
         #expect(answer.hasSuffix("done"))
@@ -248,13 +249,13 @@ extension LoopbackServerLimitsTests {
         let open = try (0..<2).map { _ in try RawConnection(port: server.port) }
         for connection in open {
             try connection.send("GET /hello HTTP/1.1\r\nHost: loopback\r\n\r\n")
-            #expect(try await blocking { try connection.read(until: "\r\n\r\n") }.hasPrefix("HTTP/1.1 204 "))
+            #expect(try await onOwnThread { try connection.read(until: "\r\n\r\n") }.hasPrefix("HTTP/1.1 204 "))
         }
 
         // The kernel completes the handshake; the server then closes the connection without reading.
         let third = try RawConnection(port: server.port)
 
-        #expect(try await blocking { try third.readUntilClosed() } == "")
+        #expect(try await onOwnThread { try third.readUntilClosed() } == "")
         #expect(server.connectionsAccepted == 2)
         try await server.shutdown()
     }
@@ -272,7 +273,7 @@ extension LoopbackServerLimitsTests {
 
         // A byte every 200 ms: never a whole second without one. Without a bound on the body, the
         // server would wait for all 1000 bytes, far longer than the trickle lasts (at most 150 bytes).
-        let answer = try await blocking {
+        let answer = try await onOwnThread {
             try connection.trickle(UInt8(ascii: "x"), every: .milliseconds(200), maximumBytes: 150)
         }
 
@@ -298,7 +299,7 @@ extension LoopbackServerLimitsTests {
                 + "Expect: 100-continue\r\n\r\n"
         )
 
-        let answer = try await blocking {
+        let answer = try await onOwnThread {
             let first = try connection.read(until: "HTTP/1.1 100 Continue\r\n\r\n")
             try connection.send("abc")
             return try first + connection.readUntilClosed()

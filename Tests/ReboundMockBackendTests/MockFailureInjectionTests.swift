@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Rebound
 import ReboundMockBackend
+import TestSupport
 import Testing
 
 /// Each failure kind, injected through the `X-Mock-Failure` header, as a client meets it on the wire.
@@ -244,7 +245,7 @@ import Testing
 
         // The server holds at most MockFailure.maximumOversizedBodyBytes of it as chunks sharing one
         // buffer; building Int.max / 64 KiB chunks first would exhaust its memory before the head.
-        let start = try await blocking { try connection.read(until: "\r\n\r\n1\r\n[\r\n10000\r\n") }
+        let start = try await onOwnThread { try connection.read(until: "\r\n\r\n1\r\n[\r\n10000\r\n") }
 
         #expect(start.hasPrefix("HTTP/1.1 200 "))
         #expect(start.contains("Transfer-Encoding: chunked\r\n"))

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import ReboundMockBackend
+import TestSupport
 import Testing
 
 @Suite struct MockFailureRuleTests {
@@ -220,7 +221,7 @@ import Testing
 private func exchange(_ method: String, _ target: String, body: [UInt8] = [], port: Int) async throws -> (
     status: Int, body: [UInt8]
 ) {
-    let answer = try await blocking {
+    let answer = try await onOwnThread {
         let connection = try RawConnection(port: port)
         try connection.send(
             "\(method) \(target) HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\nContent-Length: \(body.count)\r\n\r\n"

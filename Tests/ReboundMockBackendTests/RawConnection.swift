@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import TestSupport
 
 /// A plain TCP connection to a loopback server, for tests about what goes on the wire.
 ///
@@ -8,7 +9,7 @@ import Glibc
 /// exact answer. Every read gives up after a generous receive timeout, so a server that never
 /// answers fails the test instead of hanging it.
 ///
-/// Its calls block, so tests make them through ``blocking(_:)``; one task at a time uses a connection.
+/// Its calls block, so tests make them through ``onOwnThread(_:)``; one task at a time uses a connection.
 final class RawConnection: @unchecked Sendable {
     struct SocketError: Error { var operation: String }
 
@@ -142,17 +143,5 @@ extension RawConnection {
             try send([byte])
         }
         return ""
-    }
-}
-
-/// Runs `body`, which blocks on sockets, on a thread of its own and waits for it.
-///
-/// Blocking a thread of Swift's cooperative pool could starve the route handlers of the server under
-/// test, which run on that pool too.
-func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue(label: "RawConnection").async {
-            continuation.resume(with: Result { try body() })
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Rebound
+import TestSupport
 import Testing
 
 extension AssertionErrorCode {
@@ -78,7 +79,7 @@ final class RecordingMessenger: AssertionMessenger {
         let line = #line + 4
         // The reporter blocks the asserting thread until the report is out; on a thread of its own,
         // that wait cannot starve the delivery task of a cooperative thread.
-        await Self.onOwnThread {
+        await onOwnThread {
             checker.check(false, "balance went negative", code: .negativeBalance)
         }
         // In trap mode the report was delivered before the trap.
@@ -90,15 +91,6 @@ final class RecordingMessenger: AssertionMessenger {
         #expect(report.file == #fileID)
         #expect(report.line == line)
         #expect(report.function == "theReporterRecordsAFailedAssertionAsANonFatalOfTheAssertionLayer()")
-    }
-
-    static func onOwnThread(_ work: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                work()
-                continuation.resume()
-            }
-        }
     }
 
     @Test func theFreeFunctionsUseTheSharedChecker() {
