@@ -89,6 +89,15 @@ import Testing
         }
     }
 
+    @Test func aRateLimitOfTheLargestBurstNeverLimitsAndNeverTraps() async throws {
+        // Request N is limited when N is a multiple of burst + 1, which Int cannot hold for Int.max.
+        try await withBackend(.init(scenario: .rateLimited(burst: .max, retryAfterSeconds: 1))) { client in
+            var statuses: [Int] = []
+            for _ in 0..<3 { statuses.append(try await client.get("/v1/nothing").status) }
+            #expect(statuses == [404, 404, 404])
+        }
+    }
+
     @Test func controlRoutesAreExemptFromTheScenarioAndUncounted() async throws {
         try await withBackend(.init(scenario: .outage(requests: 100))) { client async throws in
             #expect(try await client.get("/v1/stats").status == 200)

@@ -68,8 +68,11 @@ struct FailurePlan: Sendable {
         case .outage(let requests):
             return scenarioRequests <= requests ? .temporary(status: 503) : nil
         case .rateLimited(let burst, let retryAfter):
-            // Requests 1…burst pass, burst+1 is limited, and so on.
-            return scenarioRequests % (max(1, burst) + 1) == 0 ? .rateLimited(retryAfter: .seconds(retryAfter)) : nil
+            // Requests 1…burst pass, burst+1 is limited, and so on. A limited request comes after a
+            // whole burst, so asking that first keeps burst + 1 from overflowing for a burst of Int.max.
+            let burst = max(1, burst)
+            let limited = scenarioRequests > burst && scenarioRequests % (burst + 1) == 0
+            return limited ? .rateLimited(retryAfter: .seconds(retryAfter)) : nil
         }
     }
 }
