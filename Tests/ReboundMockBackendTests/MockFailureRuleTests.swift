@@ -143,14 +143,15 @@ import Testing
         #expect(try await statuses(seed: 4) != first)
     }
 
-    /// Triggers at the edges of what they can hold, in range and out of it.
-    static let triggers: [MockFailureRule.Trigger] = [
-        .always, .times(1), .times(2), .times(Int.max), .times(0), .times(-1), .times(Int.min),
-        .probability(0), .probability(0.1 + 0.2), .probability(0.5), .probability(1),
-        .probability(.leastNonzeroMagnitude),
-        .probability(-0.0), .probability(-1), .probability(1.5), .probability(.nan), .probability(.infinity),
-        .probability(-.infinity),
+    /// Probabilities at the edges of what a `Double` holds, in 0…1 and out of it.
+    static let probabilities: [Double] = [
+        0, 0.1 + 0.2, 0.5, 1, .leastNonzeroMagnitude, -0.0, -1, 1.5, .nan, .infinity, -.infinity,
     ]
+
+    /// Triggers at the edges of what they can hold, in range and out of it.
+    static let triggers: [MockFailureRule.Trigger] =
+        [.always, .times(1), .times(2), .times(Int.max), .times(0), .times(-1), .times(Int.min)]
+        + probabilities.map { .probability($0) }
 
     /// Every rule the Swift API accepts: each example failure with each trigger, under varied methods and paths.
     static let everyRule: [MockFailureRule] = {

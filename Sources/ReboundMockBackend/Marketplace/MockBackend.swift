@@ -126,7 +126,9 @@ public final class MockBackend: Sendable {
 
     /// The failure pattern of the run; setting it restarts its count (for `outage` and `rate-limited`).
     ///
-    /// Starts as ``Configuration/scenario``.
+    /// Starts as ``Configuration/scenario``. It returns the scenario as it was set, even one whose
+    /// parameter is out of the range `POST /v1/scenario` takes; `GET /v1/scenario` shows such a one as
+    /// the scenario that behaves the same (see ``MockScenario/description``).
     public var scenario: MockScenario {
         get { marketplace.withState { $0.failurePlan.scenario } }
         set { marketplace.withState { $0.failurePlan.scenario = newValue } }
