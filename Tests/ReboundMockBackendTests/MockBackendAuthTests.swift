@@ -18,6 +18,20 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        (Duration.seconds(100), 100), (.seconds(100) + .nanoseconds(1), 101),
+        (.seconds(Int64.max) + .milliseconds(500), Int.max),
+    ])
+    func expiresInIsTheLifetimeInWholeSecondsRoundedUpWithoutOverflowing(lifetime: Duration, expected: Int)
+        async throws
+    {
+        try await withBackend(.init(tokenLifetime: lifetime)) { client in
+            let pair = try await client.login()
+            #expect(pair.expiresIn == expected)
+            #expect(try await client.get("/v1/profile", token: pair.accessToken).status == 200)
+        }
+    }
+
     @Test(arguments: [("alice", "builder"), ("carol", "wonderland")])
     func aWrongPasswordOrUnknownUserIsInvalidCredentials(username: String, password: String) async throws {
         try await withBackend { client in

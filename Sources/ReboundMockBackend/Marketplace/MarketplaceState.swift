@@ -125,7 +125,9 @@ struct MarketplaceState: Sendable {
         accessTokens[access] = AccessGrant(accountIndex: index, expiresAt: now + lifetime)
         refreshTokens[refresh] = index
         let (seconds, attoseconds) = lifetime.components
-        let expiresIn = Int(seconds) + (attoseconds > 0 ? 1 : 0)
+        // Rounded up, saturating: a lifetime of Int64.max seconds and a fraction is "never".
+        let (roundedUp, overflowed) = Int(seconds).addingReportingOverflow(attoseconds > 0 ? 1 : 0)
+        let expiresIn = overflowed ? Int.max : roundedUp
         return .json(TokenPair(accessToken: access, refreshToken: refresh, expiresIn: expiresIn))
     }
 
