@@ -25,6 +25,10 @@ import HTTPTypes
 /// retries at once. A failed or dismissed challenge is not remembered: the next request that
 /// meets it asks the person again, since the person decides anew.
 ///
+/// **What the app sees.** The solver and the verifier get the challenge as the backend sent it; the
+/// failure's context, chain and reports get its identifier and question screened (see
+/// ``CaptchaChallenge``), since a question may be a signed address.
+///
 /// ```swift
 /// let captcha = CaptchaRequiredHandler(
 ///     solve: { challenge in try await dialog.ask(challenge.question) },

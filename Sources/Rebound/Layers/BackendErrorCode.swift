@@ -86,8 +86,11 @@ public enum BackendErrorContextKey {
     public static let backendReason = "backendReason"
     /// The name of the field that failed validation, such as `"price"`.
     public static let field = "field"
-    /// The identifier of the captcha challenge to answer.
+    /// The identifier of the captcha challenge, screened for what looks like a secret: for reading
+    /// in logs and reports. The identifier to answer with is ``LayerError/captchaChallenge``'s.
     public static let captchaID = "captchaId"
-    /// The captcha question, or the address of its image, to show to the person.
+    /// The captcha question, or the address of its image, screened for what looks like a secret
+    /// (the signature of a signed address): for reading in logs and reports. The question to show
+    /// is ``LayerError/captchaChallenge``'s.
     public static let captchaQuestion = "captchaQuestion"
 }

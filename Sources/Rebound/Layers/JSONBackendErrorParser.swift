@@ -21,8 +21,10 @@ public import HTTPTypes
 /// the response, so the chain keeps the status.
 ///
 /// Only these fields are read, and no other part of the body is ever copied into the error: a
-/// payload may echo the request, tokens included. The text that is copied is bounded in length and
-/// screened for words that look like secrets.
+/// payload may echo the request, tokens included. The text that is copied into the context and
+/// the reason is bounded in length and screened for words that look like secrets. Only the captcha
+/// challenge is also kept as sent, in ``LayerError/captchaChallenge``, since the solver needs the
+/// real question and the verifier the real identifier.
 ///
 /// The body is untrusted. Bodies larger than ``maximumBodySize`` and bodies nested deeper than
 /// ``maximumNestingDepth`` are not parsed at all; fields of the wrong type are ignored. Any body

@@ -234,6 +234,51 @@ import Testing
         #expect(transport.requests.count == 2)
     }
 
+    @Test func theAppGetsASignedChallengeWholeWhileTheErrorAndItsReportShowItScreened() async throws {
+        // A signed image address and an identifier that both look like tokens.
+        let signature = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg"
+        let question = "https://captcha.example.com/c/81.png?sig=\(signature)"
+        let id = "ch_4f9d2a7c1e8b3f6a0d5c9e2b7a1f4d8c"
+        let payload = #"{"code":"captcha_required","captcha":{"id":"\#(id)","question":"\#(question)"}}"#
+        let captcha = ScriptedTransport.Step.respond(status: .forbidden, body: Data(payload.utf8))
+        let transport = ScriptedTransport([captcha, captcha])
+        let solver = FakeSolver()
+        let verifier = FakeVerifier()
+        let handler = CaptchaRequiredHandler(
+            solver: solver, verifier: verifier, configuration: .init(maxChallengesPerRequest: 1))
+        let api = try APIDataManager(
+            baseURL: "https://api.example.com", transport: transport, handlers: [handler], clock: TestClock())
+
+        let error = await #expect(throws: APIError.self) {
+            try await api.send(Endpoint<Submission, APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed))
+        }
+        // The solver and the verifier got the challenge as the backend sent it.
+        #expect(solver.challenges == [CaptchaChallenge(id: id, question: question)])
+        #expect(verifier.answers.map(\.id) == [id])
+
+        let failure = try #require(error)
+        #expect(failure.chain.short == "AP8-RE22-BE20-HT403")
+        let sink = RecordingReportSink()
+        let reporter = ReportingFixture.reporter([sink])
+        reporter.record(failure)
+        await reporter.flush()
+        let report = try #require(sink.reports.first)
+        var dumped = ""
+        dump(failure, to: &dumped)
+        let renderings = [
+            "\(failure)", String(reflecting: failure), failure.localizedDescription, failure.chain.debugDescription,
+            String(decoding: try JSONEncoder().encode(failure.chain), as: UTF8.self),
+            String(decoding: try JSONEncoder().encode(report), as: UTF8.self), dumped,
+        ]
+        for text in renderings {
+            #expect(!text.contains(signature), "\(text)")
+            #expect(!text.contains(id), "\(text)")
+        }
+        // Screened, not dropped: what is not secret stays for whoever investigates.
+        #expect(failure.chain.debugDescription.contains("captcha.example.com/c/81.png?sig=<redacted>"))
+        #expect(report.error.debugDescription.contains("captcha.example.com/c/81.png?sig=<redacted>"))
+    }
+
     @Test func throughThePipelineAClosureHandlerReportsADismissal() async throws {
         let payload = #"{"code":"captcha_required","captcha":{"id":"c9"}}"#
         let transport = ScriptedTransport([.respond(status: .forbidden, body: Data(payload.utf8))])

@@ -170,6 +170,19 @@ import Testing
         #expect(!error.description.contains("answer"))
     }
 
+    @Test func aSignedCaptchaAddressIsScreenedInTheErrorButKeptWholeForTheSolver() throws {
+        let signature = "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg"
+        let question = "https://captcha.example.com/c/81.png?sig=\(signature)"
+        let error = try #require(
+            parse(#"{"code": "captcha_required", "captcha": {"id": "c-81", "question": "\#(question)"}}"#))
+        #expect(error.captchaChallenge == CaptchaChallenge(id: "c-81", question: question))
+        #expect(error.context[BackendErrorContextKey.captchaQuestion]?.revealed.contains(signature) == false)
+        for text in ["\(error)", error.chain.debugDescription] {
+            #expect(!text.contains(signature), "\(text)")
+            #expect(text.contains("captcha.example.com/c/81.png?sig=<redacted>"), "\(text)")
+        }
+    }
+
     @Test func aCaptchaBesideTheErrorObjectIsFoundToo() throws {
         let error = try #require(parse(#"{"error": {"code": "captcha_required"}, "captcha": {"id": 81}}"#))
         #expect(error.captchaChallenge == CaptchaChallenge(id: "81", question: nil))
