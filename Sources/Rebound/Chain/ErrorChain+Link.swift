@@ -4,15 +4,38 @@ extension ErrorChain {
     /// One error of a chain, as plain values.
     public struct Link: Hashable, Sendable, Codable {
         /// One pair of debug context, its value already redacted if it is sensitive.
+        ///
+        /// The value of a sensitive entry is the redaction marker however the entry was made:
+        /// created, decoded (from a report file another program wrote, say) or changed later, so
+        /// that no rendering of a chain can show a secret.
         public struct ContextEntry: Hashable, Sendable, Codable {
             public var key: String
-            public var value: String
-            public var isSensitive: Bool
+            public var value: String {
+                didSet { redactIfSensitive() }
+            }
+            public var isSensitive: Bool {
+                didSet { redactIfSensitive() }
+            }
 
             public init(key: String, value: String, isSensitive: Bool) {
                 self.key = key
                 self.value = isSensitive ? ErrorContext.Value.redactionMarker : value
                 self.isSensitive = isSensitive
+            }
+
+            public init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.init(
+                    key: try container.decode(String.self, forKey: .key),
+                    value: try container.decode(String.self, forKey: .value),
+                    isSensitive: try container.decode(Bool.self, forKey: .isSensitive)
+                )
+            }
+
+            private mutating func redactIfSensitive() {
+                if isSensitive && value != ErrorContext.Value.redactionMarker {
+                    value = ErrorContext.Value.redactionMarker
+                }
             }
         }
 

@@ -1,6 +1,9 @@
-extension ErrorChain {
+extension ErrorChain: CustomDebugStringConvertible {
     /// A multi-line rendering for logs: one link per line, indented by depth, with the link's
     /// reason, context (sensitive values redacted) and where it was created.
+    ///
+    /// It is what `String(reflecting:)`, `debugPrint` and debuggers show; `description` and string
+    /// interpolation give the short chain.
     ///
     /// ```
     /// UserError.connectionIssue [US14] at App/LoginView.swift:40

@@ -183,6 +183,40 @@ import Testing
         )
     }
 
+    @Test func debugRenderingsUseTheDebugDescriptionAndOthersTheShortChain() {
+        let chain = talkExample().chain
+        #expect((chain as Any) is any CustomDebugStringConvertible)
+        #expect(String(reflecting: chain) == chain.debugDescription)
+        var printed = ""
+        debugPrint(chain, terminator: "", to: &printed)
+        #expect(printed == chain.debugDescription)
+        // Descriptions and interpolation stay the short chain.
+        #expect(String(describing: chain) == "US14-LO43-AP7-NE2")
+        #expect("\(chain)" == "US14-LO43-AP7-NE2")
+    }
+
+    @Test func aSensitiveValueInADecodedOrEditedChainIsNeverRendered() throws {
+        let secret = "s3cr3t-token-\(UUID().uuidString)"
+        // As a report file written by another program, or edited by hand, could have it.
+        let json = #"""
+            {"links":[{"domain":"APIError","shortName":"AP","code":7,"codeName":"getTokenFailed",
+            "context":[{"key":"refreshToken","value":"\#(secret)","isSensitive":true}]}],"isTruncated":false}
+            """#
+        let decoded = try JSONDecoder().decode(ErrorChain.self, from: Data(json.utf8))
+        #expect(decoded.links.first?.context.first?.value == ErrorContext.Value.redactionMarker)
+
+        var edited = talkExample().chain
+        let index = try #require(edited.links[2].context.firstIndex { $0.isSensitive })
+        edited.links[2].context[index].value = secret
+
+        for chain in [decoded, edited] {
+            for rendering in [chain.debugDescription, String(reflecting: chain)] {
+                #expect(!rendering.contains(secret), "\(rendering)")
+                #expect(rendering.contains("refreshToken: <redacted>"), "\(rendering)")
+            }
+        }
+    }
+
     // MARK: - Wrapping with typed throws
 
     @Test func wrappingIsOneExpressionAndKeepsTheCause() async {
