@@ -75,9 +75,10 @@ extension LayerError where Code == JSONErrorCode {
 
     /// Decodes a value from a JSON body, or says precisely why it could not.
     ///
-    /// An empty body, a body that is not JSON and JSON of the wrong shape get different codes
-    /// (``JSONErrorCode/emptyBody``, ``JSONErrorCode/notJSON``, or the `DecodingError` case), because
-    /// each points at a different culprit. The body itself is never copied into the error, since it
+    /// An empty body, a body that is not JSON, JSON nested deeper than the parser reads and JSON of
+    /// the wrong shape get different codes (``JSONErrorCode/emptyBody``, ``JSONErrorCode/notJSON``,
+    /// ``JSONErrorCode/tooDeeplyNested``, or the `DecodingError` case), because each points at a
+    /// different culprit. The body itself is never copied into the error, since it
     /// may hold personal data; only its size is.
     ///
     /// ```swift
@@ -115,11 +116,19 @@ extension LayerError where Code == JSONErrorCode {
             var jsonError = JSONError(decoding: error, context: context, fileID: fileID, line: line)
             // `JSONDecoder` reports a syntax error as `dataCorrupted` at the root, with no underlying
             // error on Linux, exactly as a model that rejects a valid top-level value; only parsing
-            // again tells them apart. This runs on the failure path only.
+            // again tells them apart. It reports JSON nested deeper than it reads the same way, as
+            // "not valid JSON". This runs on the failure path only.
             if case .dataCorrupted(let decodingContext) = error, decodingContext.codingPath.isEmpty,
                 (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil
             {
-                jsonError.code = .notJSON
+                if JSONNesting.isTooDeepForTheParser(data) {
+                    jsonError.code = .tooDeeplyNested
+                    jsonError.reason =
+                        "The body nests arrays or objects more than \(JSONNesting.parserLimit) levels deep, "
+                        + "deeper than the JSON parser reads; it was read no further."
+                } else {
+                    jsonError.code = .notJSON
+                }
             }
             throw jsonError
         } catch {

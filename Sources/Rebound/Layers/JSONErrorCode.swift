@@ -31,4 +31,8 @@ public enum JSONErrorCode: Int, ErrorCode, CaseIterable {
     case emptyBody = 6
     /// A value could not be encoded as JSON.
     case encodingFailed = 7
+    /// The body reads as JSON as far as the parser goes, but nests arrays or objects deeper than it
+    /// reads (512 levels), so it was read no further. No API answer nests that deep: look at what
+    /// produced the body, not for an error page or a change of the model.
+    case tooDeeplyNested = 8
 }

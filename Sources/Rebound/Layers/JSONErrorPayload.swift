@@ -29,38 +29,10 @@ struct JSONErrorPayload {
         return bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
     }
 
-    /// Whether arrays and objects nest deeper than `limit` anywhere in `body`.
-    ///
-    /// One pass over the bytes, stopping at the first level too deep, so hostile nesting never
-    /// reaches a recursive parser. Brackets inside strings do not count.
+    /// Whether arrays and objects nest deeper than `limit` anywhere in `body` that a parser would
+    /// reach; see ``JSONNesting``.
     static func nestingExceeds(_ limit: Int, in body: Data) -> Bool {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for byte in body {
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
-            case UInt8(ascii: "["), UInt8(ascii: "{"):
-                depth += 1
-                if depth > limit { return true }
-            case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                depth -= 1
-            default:
-                break
-            }
-        }
-        return false
+        JSONNesting.firstOpening(deeperThan: limit, in: body) != nil
     }
 }
 

@@ -106,10 +106,26 @@ private struct Picky: Decodable {
         #expect(error.reason == "Token '<redacted>' is not valid.")
     }
 
-    @Test func tenThousandNestedArraysFailWithoutCrashing() throws {
-        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+    @Test(arguments: [10_000, 100_000])
+    func validJSONNestedDeeperThanTheParserReadsIsTooDeeplyNestedNotNotJSON(depth: Int) throws {
+        let deep = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         let error = try decodeFailure([[Int]].self, deep)
-        #expect(error.code == .notJSON || error.code == .dataCorrupted || error.code == .typeMismatch)
+        #expect(error.code.rawValue == 8)
+        #expect(error.code.name == "tooDeeplyNested")
+        #expect(error.chain.short == "JS8-DE4")
+        #expect(error.reason?.contains("nest") == true, "\(error.reason ?? "")")
+        #expect(error.reason?.contains("not valid JSON") == false, "\(error.reason ?? "")")
+        #expect(error.context["byteCount"]?.revealed == "\(2 * depth)")
+    }
+
+    @Test(arguments: [
+        "<html>" + String(repeating: "[", count: 1_000),
+        "[1 2 " + String(repeating: "[", count: 1_000) + String(repeating: "]", count: 1_001),
+        "{" + String(repeating: "[", count: 1_000) + String(repeating: "]", count: 1_000) + "}",
+    ])
+    func aBodyThatBreaksJSONBeforeItNestsTooDeeplyIsStillNotJSON(json: String) throws {
+        let error = try decodeFailure([[Int]].self, json)
+        #expect(error.code == .notJSON)
     }
 
     @Test func aDecodingErrorWithoutAPathHasNoPathInItsContext() {

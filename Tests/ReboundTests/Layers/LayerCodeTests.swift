@@ -31,7 +31,7 @@ import Testing
     @Test func jsonCodesKeepTheirNumbers() {
         let expected: [JSONErrorCode: Int] = [
             .typeMismatch: 1, .valueNotFound: 2, .keyNotFound: 3, .dataCorrupted: 4, .notJSON: 5, .emptyBody: 6,
-            .encodingFailed: 7,
+            .encodingFailed: 7, .tooDeeplyNested: 8,
         ]
         #expect(Self.numbers(of: JSONErrorCode.self) == expected)
         #expect(JSONErrorCode.domain == "JSONError")
