@@ -14,6 +14,10 @@
 #                     pipeline-ab runs pipeline and rebound-auth in one process over one transport,
 #                     in 20 interleaved pairs of slices (twice the requests of the others)
 #   WORKLOADS="sequential concurrent16 download1m"
+#   PIPELINE_STORE=memory  the credential store the pipeline clients' auth handler reads: memory
+#                     (InMemoryCredentialStore, read without an asynchronous call) or app (a store
+#                     of the app's own, so that its prepare is an asynchronous hook, raced against
+#                     the deadline)
 #   WITH_AHC=1        also build and run Benchmarks/AsyncHTTPClientBenchmark (a few minutes to build)
 #   SCRATCH=DIR       scratch path for the main package's release build (default: .build)
 #   AHC_SCRATCH=DIR   scratch path for the AsyncHTTPClient package's build

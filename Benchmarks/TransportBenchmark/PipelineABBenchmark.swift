@@ -14,11 +14,15 @@ enum PipelineABBenchmark {
     /// How many pairs of slices a run is cut into.
     static let pairs = 20
 
-    static func run(options: BenchmarkOptions, startUsage: ResourceUsage) async throws -> String {
+    static func run(
+        options: BenchmarkOptions,
+        store: PipelineClient.Store,
+        startUsage: ResourceUsage
+    ) async throws -> String {
         let transport = CurlTransport()
         defer { transport.shutdown() }
         let bare = ReboundClient(url: options.url, accessToken: PipelineClient.accessToken, transport: transport)
-        let pipeline = try PipelineClient(url: options.url, transport: transport)
+        let pipeline = try PipelineClient(url: options.url, transport: transport, store: store)
 
         var warmup = options
         warmup.requests = max(1, options.warmup)
@@ -48,6 +52,7 @@ enum PipelineABBenchmark {
         let fields: [(String, String)] = [
             ("client", "\"pipeline-ab\""),
             ("workload", "\"\(options.workload)\""),
+            ("store", "\"\(store.rawValue)\""),
             ("requests_per_slice", "\(slice.requests)"),
             ("pairs", "\(pairs)"),
             ("bare_rps", format(median(bareReports.map(\.requestsPerSecond)), 1)),

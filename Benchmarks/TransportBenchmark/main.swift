@@ -40,13 +40,18 @@ do {
     exit(2)
 }
 
+guard let pipelineStore = PipelineClient.Store.fromEnvironment else {
+    printToStandardError("PIPELINE_STORE must be memory or app")
+    exit(2)
+}
+
 if ClientName(rawValue: options.client) == .decision {
     print(try await RecoveryDecisionBenchmark.run(iterations: options.requests))
     exit(0)
 }
 
 if ClientName(rawValue: options.client) == .pipelineAB {
-    let line = try await PipelineABBenchmark.run(options: options, startUsage: startUsage)
+    let line = try await PipelineABBenchmark.run(options: options, store: pipelineStore, startUsage: startUsage)
     print(line)
     exit(line.hasSuffix("\"failures\":0}") ? 0 : 1)
 }
@@ -58,7 +63,7 @@ case .rebound, .reboundLoop:
 case .reboundAuth:
     client = ReboundClient(url: options.url, accessToken: PipelineClient.accessToken)
 case .pipeline, .pipelineLoop:
-    client = try PipelineClient(url: options.url)
+    client = try PipelineClient(url: options.url, store: pipelineStore)
 case .decision, .pipelineAB:
     fatalError("handled above")
 case .urlsession:
