@@ -365,8 +365,21 @@ public final class APIDataManager: Sendable {
                 // retains and, for a struct, its value witnesses.)
                 for index in preparers.indices {
                     switch preparers[index] {
-                    case .synchronous(let handler): try handler.prepareSynchronously(&request)
-                    case .asynchronous(let handler): try await handler.prepare(&request)
+                    case .synchronous(let handler):
+                        try handler.prepareSynchronously(&request)
+                    case .asynchronous(let handler) where clock.isReal:
+                        guard let prepared = try await prepare(request, with: handler, deadline: deadline) else {
+                            return fail(
+                                RecoveryError(
+                                    .deadlineExceeded, cause: lastFailure,
+                                    reason:
+                                        "The deadline passed while \(handler.name) was preparing attempt \(attempt)."
+                                )
+                            )
+                        }
+                        request = prepared
+                    case .asynchronous(let handler):
+                        try await handler.prepare(&request)
                     }
                 }
             } catch {
@@ -393,8 +406,12 @@ public final class APIDataManager: Sendable {
             case .success(let status):
                 for index in successObservers.indices {
                     switch successObservers[index] {
-                    case .synchronous(let handler): handler.attemptDidSucceedSynchronously(prepared)
-                    case .asynchronous(let handler): await handler.attemptDidSucceed(prepared)
+                    case .synchronous(let handler):
+                        handler.attemptDidSucceedSynchronously(prepared)
+                    case .asynchronous(let handler) where clock.isReal:
+                        await observeSuccess(of: prepared, with: handler, deadline: deadline, label: call.label)
+                    case .asynchronous(let handler):
+                        await handler.attemptDidSucceed(prepared)
                     }
                 }
                 // A success records its duration only for a span: it costs a clock reading.
@@ -534,6 +551,48 @@ public final class APIDataManager: Sendable {
         guard left > .zero else { return nil }
         return try await TimeLimit.run(limit: left, sleep: clock.sleep) {
             try await handler.recover(from: failure)
+        }
+    }
+
+    /// `request` as `handler` prepared it, or `nil` when the deadline passed first, on a real clock.
+    ///
+    /// `prepare` runs on every attempt, so it is raced only if it suspends (`TimeLimit`): a hook
+    /// that returns without suspending costs one task started on this thread, and one that waits
+    /// for a credential store that hangs is left behind at the deadline. With no time left, the
+    /// hook is not asked: the attempt could not be sent anyway.
+    private nonisolated(nonsending) func prepare(
+        _ request: HTTPRequest,
+        with handler: any RecoverableErrorHandler,
+        deadline: Duration
+    ) async throws -> HTTPRequest? {
+        let left = deadline - clock.now()
+        guard left > .zero else { return nil }
+        return try await TimeLimit.run(limit: left, sleep: clock.sleep) {
+            var prepared = request
+            try await handler.prepare(&prepared)
+            return prepared
+        }
+    }
+
+    /// Tells `handler` that `request` succeeded, leaving it behind if it is still at it when the
+    /// deadline passes, on a real clock: the call has its response, and returns it.
+    private nonisolated(nonsending) func observeSuccess(
+        of request: HTTPRequest,
+        with handler: any RecoverableErrorHandler,
+        deadline: Duration,
+        label: String
+    ) async {
+        do {
+            let observed: Void? = try await TimeLimit.run(limit: deadline - clock.now(), sleep: clock.sleep) {
+                await handler.attemptDidSucceed(request)
+            }
+            guard observed == nil else { return }
+            logger.warning(
+                "attemptDidSucceed left behind at the deadline",
+                metadata: ["endpoint": "\(label)", "handler": "\(handler.name)"]
+            )
+        } catch {
+            // Cancelled while the hook was still at it: the call has its response all the same.
         }
     }
 

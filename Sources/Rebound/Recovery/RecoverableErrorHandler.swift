@@ -40,16 +40,26 @@ public protocol RecoverableErrorHandler: Sendable {
     /// It runs on the caller's executor (`nonisolated(nonsending)`), like ``attemptDidSucceed(_:)``:
     /// the data manager calls both on every attempt, and a hop to the global executor on the way
     /// in and out would cost more than the work. The caller is ``APIDataManager``, which never
-    /// runs on its own caller's actor, so both run on the global executor (or on the task's
+    /// runs on its own caller's actor, so both start on the global executor (or on the task's
     /// preferred executor, such as the transport's loop under `withTaskExecutorPreference`).
     /// Swift gives a plain `async` witness declared with the conformance the requirement's
-    /// `nonisolated(nonsending)`; mark a hook `@concurrent` to make it hop to the global executor,
-    /// which only one that blocks needs.
+    /// `nonisolated(nonsending)`. `@concurrent` does not take a hook off a task's preferred
+    /// executor; a hook with blocking work should hand it to a thread of its own behind a
+    /// continuation.
+    ///
+    /// On a real clock the call's deadline bounds both hooks: each runs in a task of its own,
+    /// started on the calling thread, and one still suspended at the deadline is cancelled and
+    /// left behind (a `prepare` ends the call with ``RecoveryErrorCode/deadlineExceeded``; after
+    /// `attemptDidSucceed` the call returns its response). A hook that returns without suspending
+    /// is never cut short.
     ///
     /// - Throws: A failure that ends the request before it is sent.
     nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws
 
     /// Learns that an attempt succeeded; the default does nothing.
+    ///
+    /// Bounded by the call's deadline like ``prepare(_:)``: one still suspended at the deadline is
+    /// cancelled and left behind, and the call returns its response.
     nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async
 
     /// A name for logs, metrics and the attempt history; the default is the type's name.

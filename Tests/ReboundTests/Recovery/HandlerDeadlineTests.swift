@@ -102,6 +102,75 @@ import Testing
         #expect(next.requests.first?.request.headerFields[.authorization] == "Bearer fresh-access")
     }
 
+    // MARK: - The hooks called on every attempt
+
+    @Test func aCredentialStoreThatHangsEndsTheCallAtItsDeadline() async throws {
+        let gate = Gate()
+        let watchdog = Watchdog(gate)
+        let store = HangingCredentialStore(gate: gate)
+        let auth = AuthRefreshHandler(store: store, refresher: GatedRefresher(gate: gate))
+        let transport = ScriptedTransport([.tasks])
+        let api = try Self.manager(transport, handlers: [auth])
+
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE2")
+        #expect(
+            error?.firstError(in: RecoveryErrorCode.self)?.reason
+                == "The deadline passed while AuthRefreshHandler was preparing attempt 1.")
+        #expect(transport.requests.isEmpty)
+        #expect(!watchdog.fired, "the call waited for the credential store")
+        // Left behind, and told so.
+        #expect(await eventually { store.wasCancelled })
+        gate.open()
+    }
+
+    @Test func aPrepareThatHangsBeforeARetryEndsTheCallOverTheFailureItWouldHaveRetried() async throws {
+        let gate = Gate()
+        let watchdog = Watchdog(gate)
+        let hooks = HookHandler(gate: gate, hangsInPrepare: 2)
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let api = try Self.manager(transport, handlers: [hooks, RetryingHandler()])
+
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE2-HT503")
+        #expect(transport.requests.count == 1)
+        #expect(!watchdog.fired, "the call waited for prepare")
+        gate.open()
+    }
+
+    @Test func anAttemptDidSucceedThatHangsLeavesTheCallWithItsResponseAtTheDeadline() async throws {
+        let gate = Gate()
+        let watchdog = Watchdog(gate)
+        let hooks = HookHandler(gate: gate, hangsInAttemptDidSucceed: true)
+        let transport = ScriptedTransport([.tasks])
+        let api = try Self.manager(transport, handlers: [hooks])
+
+        // The attempt succeeded and its response is decoded: the call returns it.
+        let tasks = try await api.send(SampleEndpoints.listTasks)
+        #expect(tasks == [TaskItem(id: 1, title: "Label the picture")])
+        #expect(!watchdog.fired, "the call waited for attemptDidSucceed")
+        #expect(await eventually { hooks.wasCancelled })
+        gate.open()
+    }
+
+    @Test func hooksThatReturnInTimeWorkAsWithoutADeadline() async throws {
+        let hooks = HookHandler(gate: Gate())
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let api = try Self.manager(transport, handlers: [hooks, RetryingHandler()], deadline: .seconds(60))
+        _ = try await api.send(SampleEndpoints.listTasks)
+        // Each attempt was prepared (once suspending, once not), and the success observed.
+        #expect(transport.requests.map { $0.request.headerFields[HookHandler.field] } == ["1", "2"])
+        #expect(hooks.succeeded == ["2"])
+
+        let failing = HookHandler(gate: Gate(), failsInPrepare: true)
+        let refused = ScriptedTransport([.tasks])
+        let error = await #expect(throws: APIError.self) {
+            try await Self.manager(refused, handlers: [failing], deadline: .seconds(60)).send(SampleEndpoints.listTasks)
+        }
+        #expect(error?.chain.short == "AP8-RE30-XX0")
+        #expect(refused.requests.isEmpty)
+    }
+
     @Test func aHandlerThatDecidesInTimeIsFollowed() async throws {
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
         let api = try Self.manager(transport, handlers: [RetryingHandler()], deadline: .seconds(60))
@@ -145,4 +214,79 @@ private struct GatedRefresher: CredentialRefresher {
 /// Retries every failure at once.
 private struct RetryingHandler: RecoverableErrorHandler {
     func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .retryNow }
+}
+
+/// A store whose reading waits for its gate whether cancelled or not, as a keychain that hangs might.
+private final class HangingCredentialStore: CredentialStore {
+    private let gate: Gate
+    private let cancelled = Locked(false)
+
+    init(gate: Gate) { self.gate = gate }
+
+    var wasCancelled: Bool { cancelled.withLock { $0 } }
+
+    func current() async -> Credential? {
+        await withTaskCancellationHandler {
+            await gate.wait()
+        } onCancel: {
+            cancelled.withLock { $0 = true }
+        }
+        return Credential(accessToken: "late-access")
+    }
+
+    func replace(with credential: Credential) async -> Credential { credential }
+
+    func clear() async {}
+}
+
+/// A handler with both optional hooks: `prepare` numbers the attempts in a header field (the
+/// first time after suspending, then without), and may hang from a given attempt on or throw;
+/// `attemptDidSucceed` records the number it sees, and may hang. A hook that hangs waits for the
+/// gate whether cancelled or not.
+private final class HookHandler: RecoverableErrorHandler {
+    struct Refused: Error {}
+
+    static let field = HTTPField.Name("X-Attempt")!
+
+    private let gate: Gate
+    private let hangsInPrepare: Int?
+    private let hangsInAttemptDidSucceed: Bool
+    private let failsInPrepare: Bool
+    private let state = Locked((prepared: 0, succeeded: [String](), cancelled: false))
+
+    init(gate: Gate, hangsInPrepare: Int? = nil, hangsInAttemptDidSucceed: Bool = false, failsInPrepare: Bool = false) {
+        self.gate = gate
+        self.hangsInPrepare = hangsInPrepare
+        self.hangsInAttemptDidSucceed = hangsInAttemptDidSucceed
+        self.failsInPrepare = failsInPrepare
+    }
+
+    var succeeded: [String] { state.withLock { $0.succeeded } }
+    var wasCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
+
+    func prepare(_ request: inout HTTPRequest) async throws {
+        if failsInPrepare { throw Refused() }
+        let attempt = state.withLock {
+            $0.prepared += 1
+            return $0.prepared
+        }
+        if attempt == 1 { await Task.yield() }
+        if let hangsInPrepare, attempt >= hangsInPrepare { await hang() }
+        request.headerFields[Self.field] = "\(attempt)"
+    }
+
+    func attemptDidSucceed(_ request: HTTPRequest) async {
+        if hangsInAttemptDidSucceed { await hang() }
+        state.withLock { $0.succeeded.append(request.headerFields[Self.field] ?? "") }
+    }
+
+    private func hang() async {
+        await withTaskCancellationHandler {
+            await gate.wait()
+        } onCancel: {
+            state.withLock { $0.cancelled = true }
+        }
+    }
 }
