@@ -49,10 +49,37 @@ final class TLSServerFixture: @unchecked Sendable {
                 "-keyout", directory.appendingPathComponent("key.pem").path,
                 "-out", directory.appendingPathComponent("cert.pem").path,
             ])
-        tlsPort = try BlackholeListener.unusedPort()
-        plainPort = try BlackholeListener.unusedPort()
-        goawayPort = try BlackholeListener.unusedPort()
-        sessionPort = try BlackholeListener.unusedPort()
+        // A port found free may be taken by another test's server before nginx binds it; nginx
+        // then retries for 2.5 s and exits, while that server answers in its place. So nginx is
+        // trusted only once it wrote its pid file, which it does after binding every port, and
+        // started again on other ports if it exited first.
+        var attempt = 1
+        while true {
+            let ports = try (0..<4).map { _ in try BlackholeListener.unusedPort() }
+            let process = try Self.launch(nginx, directory: directory, ports: ports)
+            if Self.waitUntilBound(process, pidFile: directory.appendingPathComponent("nginx.pid")) {
+                (tlsPort, plainPort, goawayPort, sessionPort) = (ports[0], ports[1], ports[2], ports[3])
+                self.process = process
+                break
+            }
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            guard attempt < 5 else {
+                throw SetupError(description: "nginx exited before listening, 5 times; see \(directory.path)/logs")
+            }
+            attempt += 1
+        }
+        try Self.waitUntilListening(on: tlsPort)
+        try Self.waitUntilListening(on: plainPort)
+        try Self.waitUntilListening(on: goawayPort)
+        try Self.waitUntilListening(on: sessionPort)
+    }
+
+    /// Starts nginx serving the fixture's servers on `ports` (TLS, plain, GOAWAY, sessions).
+    private static func launch(_ nginx: String, directory: URL, ports: [Int]) throws -> Process {
+        let (tlsPort, plainPort, goawayPort, sessionPort) = (ports[0], ports[1], ports[2], ports[3])
         let configuration = """
             daemon off;
             worker_processes 1;
@@ -104,16 +131,23 @@ final class TLSServerFixture: @unchecked Sendable {
             """
         let configurationFile = directory.appendingPathComponent("nginx.conf")
         try configuration.write(to: configurationFile, atomically: true, encoding: .utf8)
-        process = Process()
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: nginx)
         process.arguments = ["-c", configurationFile.path, "-p", directory.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        try Self.waitUntilListening(on: tlsPort)
-        try Self.waitUntilListening(on: plainPort)
-        try Self.waitUntilListening(on: goawayPort)
-        try Self.waitUntilListening(on: sessionPort)
+        return process
+    }
+
+    /// Waits, at most 30 seconds, until nginx has written `pidFile` (true) or exited (false).
+    private static func waitUntilBound(_ process: Process, pidFile: URL) -> Bool {
+        for _ in 0..<3000 {
+            if FileManager.default.fileExists(atPath: pidFile.path) { return process.isRunning }
+            if !process.isRunning { return false }
+            usleep(10_000)
+        }
+        return false
     }
 
     /// How many fields `/large-head` answers with, each of ``largeHeadFieldSize`` bytes of value:
