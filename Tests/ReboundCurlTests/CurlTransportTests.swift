@@ -438,7 +438,11 @@ struct CurlTransportTests {
     // MARK: - Failures
 
     @Test func aRefusedConnectionIsCannotConnect() async throws {
-        let port = try BlackholeListener.unusedPort()
+        // Bound but never listening, and held for the test: connections are refused, and no other
+        // test's server can be given the port meanwhile.
+        let reservation = try BlackholeListener.boundSocket()
+        defer { close(reservation) }
+        let port = try BlackholeListener.port(of: reservation)
         let transport = CurlTransport()
         defer { transport.shutdown() }
         let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/")
