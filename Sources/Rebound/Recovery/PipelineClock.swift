@@ -33,15 +33,27 @@ struct PipelineClock: Sendable {
             let start = ContinuousClock.now
             return PipelineClock(
                 now: { start.duration(to: .now) },
-                sleep: { try await continuous.sleep(for: $0) },
+                sleep: { try await continuous.sleep(for: min($0, longestRealSleep)) },
                 isReal: true
             )
         }
         let start = clock.now
+        if clock is SuspendingClock {
+            return PipelineClock(
+                now: { start.duration(to: clock.now) },
+                sleep: { try await clock.sleep(for: min($0, longestRealSleep)) },
+                isReal: true
+            )
+        }
         return PipelineClock(
             now: { start.duration(to: clock.now) },
             sleep: { try await clock.sleep(for: $0) },
-            isReal: clock is SuspendingClock
+            isReal: false
         )
     }
+
+    /// The longest sleep asked of a real clock: a thousand years, as good as never. The standard
+    /// clocks trap on a sleep whose end they cannot represent (past `Int64.max` seconds), which a
+    /// deadline of `.seconds(Int64.max)` would otherwise ask for whenever a handler is raced.
+    static let longestRealSleep = Duration.seconds(1000 * 365 * 24 * 3600)
 }

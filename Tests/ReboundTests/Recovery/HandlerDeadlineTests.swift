@@ -178,6 +178,18 @@ import Testing
         #expect(refused.requests.isEmpty)
     }
 
+    @Test(arguments: [Duration.seconds(Int64.max), .seconds(Int64.max) + .seconds(Int64.max)])
+    func aDeadlineBeyondWhatTheClockCanSleepIsNoDeadline(deadline: Duration) async throws {
+        // Racing a hook that suspends sleeps for the time left; ContinuousClock traps on a sleep
+        // whose end it cannot represent, so such a deadline must behave as "never".
+        let hooks = HookHandler(gate: Gate())
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let api = try Self.manager(transport, handlers: [hooks, YieldingRetryHandler()], deadline: deadline)
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(transport.requests.count == 2)
+        #expect(hooks.succeeded == ["2"])
+    }
+
     @Test func aHandlerThatDecidesInTimeIsFollowed() async throws {
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
         let api = try Self.manager(transport, handlers: [RetryingHandler()], deadline: .seconds(60))
@@ -221,6 +233,14 @@ private struct GatedRefresher: CredentialRefresher {
 /// Retries every failure at once.
 private struct RetryingHandler: RecoverableErrorHandler {
     func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .retryNow }
+}
+
+/// Retries every failure at once, after suspending (so that its answer is raced).
+private struct YieldingRetryHandler: RecoverableErrorHandler {
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
+        await Task.yield()
+        return .retryNow
+    }
 }
 
 /// A store whose reading waits for its gate whether cancelled or not, as a keychain that hangs might.
