@@ -165,11 +165,21 @@ struct MockBackendCommand: AsyncParsableCommand {
                     ? "\(number.option) must not be negative."
                     : "\(number.option) must be at least \(number.minimum)\(number.unit).")
         }
+        guard maxRequestBodySize <= LoopbackServer.Limits.maximumRequestBodySize else {
+            throw ValidationError(
+                "--max-request-body-size must be at most \(LoopbackServer.Limits.maximumRequestBodySize) (1 GiB), "
+                    + "the most a request body may hold.")
+        }
         for (option, seconds) in [("--idle-timeout", idleTimeout), ("--request-body-timeout", requestBodyTimeout)] {
             // `!(… > 0)` also refuses NaN.
             guard seconds > 0, seconds <= Self.maximumTimeoutSeconds else {
                 throw ValidationError(
                     "\(option) must be a number of seconds above 0, at most \(Int(Self.maximumTimeoutSeconds)).")
+            }
+            // The server keeps whole nanoseconds: a shorter timeout would close every connection at once.
+            guard Duration.seconds(seconds) >= LoopbackServer.Limits.minimumTimeout else {
+                throw ValidationError(
+                    "\(option) must be at least 0.000000001 (1 nanosecond, the finest timeout the server keeps).")
             }
         }
     }

@@ -17,6 +17,7 @@ extension LoopbackServer {
         /// way the connection closes after the `413`, without reading the rest of the body (a client
         /// still sending it may see the connection reset first). The default, 8 MiB, is far above any
         /// request a test sends, while the bodies a server keeps stay small next to the process's memory.
+        /// It may be at most ``maximumRequestBodySize``.
         public var maxRequestBodySize: Int
 
         /// The most complete requests a connection holds while it answers an earlier one.
@@ -37,7 +38,8 @@ extension LoopbackServer {
         ///
         /// A reply under way, even one scripted to stall, does not count as idle. The default, 60 seconds,
         /// is longer than any client keeps an idle connection in its pool, and short enough that sockets
-        /// opened and abandoned (or a client sending its head a byte at a time) do not pile up.
+        /// opened and abandoned (or a client sending its head a byte at a time) do not pile up. It must be
+        /// at least ``minimumTimeout``.
         public var idleTimeout: Duration
 
         /// How long a request body may take to arrive, from the end of its head (or from the
@@ -50,7 +52,8 @@ extension LoopbackServer {
         /// pipelined requests is full) or not yet asking for the body (`Expect: 100-continue` behind an
         /// earlier response) does not count: the wait starts again once it reads or asks. The default,
         /// 60 seconds, is thousands of times what a body of ``maxRequestBodySize`` takes on loopback, and
-        /// frees a trickled connection as soon as ``idleTimeout`` frees an idle one.
+        /// frees a trickled connection as soon as ``idleTimeout`` frees an idle one. It must be at least
+        /// ``minimumTimeout``.
         public var requestBodyTimeout: Duration
 
         /// The most distinct paths whose requests the server counts one by one.
@@ -86,10 +89,31 @@ extension LoopbackServer {
         /// The defaults given for each property.
         public static let `default` = Limits()
 
+        /// The largest ``maxRequestBodySize`` accepted: 1 GiB.
+        ///
+        /// The server holds a body whole in one SwiftNIO `ByteBuffer`, which cannot exceed
+        /// `UInt32.max` bytes (4 GiB - 1) and grows by doubling its capacity, so a body past 2 GiB
+        /// asks for a buffer it cannot have and traps. A route then gets the body once more as
+        /// `[UInt8]`. 1 GiB stays well clear of both, and is still far more than any test of a client
+        /// sends (and the size of the largest body ``MockFailure/oversizedBody(bytes:)`` sends back).
+        public static let maximumRequestBodySize = 1 << 30
+
+        /// The shortest ``idleTimeout`` and ``requestBodyTimeout`` accepted: 1 nanosecond.
+        ///
+        /// SwiftNIO schedules in whole nanoseconds and drops the rest, so a shorter but positive
+        /// `Duration` would become a timeout of 0 that closes every connection before its first request.
+        public static let minimumTimeout = Duration.nanoseconds(1)
+
         /// Throws if a limit cannot be honoured.
         func validate() throws(ConfigurationError) {
             guard maxRequestBodySize >= 0 else {
                 throw ConfigurationError(description: "maxRequestBodySize \(maxRequestBodySize) is negative")
+            }
+            guard maxRequestBodySize <= Self.maximumRequestBodySize else {
+                throw ConfigurationError(
+                    description:
+                        "maxRequestBodySize \(maxRequestBodySize) is above \(Self.maximumRequestBodySize) (1 GiB), the most a request body may hold"
+                )
             }
             guard maxQueuedRequests >= 1 else {
                 throw ConfigurationError(description: "maxQueuedRequests \(maxQueuedRequests) is less than 1")
@@ -100,8 +124,20 @@ extension LoopbackServer {
             guard idleTimeout > .zero else {
                 throw ConfigurationError(description: "idleTimeout \(idleTimeout) is not positive")
             }
+            guard idleTimeout >= Self.minimumTimeout else {
+                throw ConfigurationError(
+                    description:
+                        "idleTimeout \(idleTimeout) is shorter than 1 nanosecond, so it would close every connection at once"
+                )
+            }
             guard requestBodyTimeout > .zero else {
                 throw ConfigurationError(description: "requestBodyTimeout \(requestBodyTimeout) is not positive")
+            }
+            guard requestBodyTimeout >= Self.minimumTimeout else {
+                throw ConfigurationError(
+                    description:
+                        "requestBodyTimeout \(requestBodyTimeout) is shorter than 1 nanosecond, so it would close every connection at once"
+                )
             }
             guard maxTrackedPaths >= 0 else {
                 throw ConfigurationError(description: "maxTrackedPaths \(maxTrackedPaths) is negative")

@@ -30,6 +30,10 @@ import Testing
 
     @Test(arguments: [
         (["--max-request-body-size=-1"], "--max-request-body-size must not be negative"),
+        (["--max-request-body-size", "6000000000"], "--max-request-body-size must be at most 1073741824"),
+        (["--max-request-body-size", "1073741825"], "--max-request-body-size must be at most 1073741824"),
+        (["--idle-timeout", "0.0000000001"], "--idle-timeout must be at least 0.000000001"),
+        (["--request-body-timeout", "1e-10"], "--request-body-timeout must be at least 0.000000001"),
         (["--max-queued-requests", "0"], "--max-queued-requests must be at least 1"),
         (["--max-connections", "0"], "--max-connections must be at least 1"),
         (["--idle-timeout", "0"], "--idle-timeout must be a number of seconds above 0"),
@@ -47,6 +51,16 @@ import Testing
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         #expect(result.stderrText.contains(explanation), "stderr:\n\(result.stderrText)")
+    }
+
+    @Test func theLargestBodySizeAndTheShortestTimeoutsAreAccepted() throws {
+        let command = try MockBackendCommand.parse([
+            "--max-request-body-size", "1073741824", "--idle-timeout", "0.000000001", "--request-body-timeout", "1e-9",
+        ])
+
+        #expect(command.limits.maxRequestBodySize == LoopbackServer.Limits.maximumRequestBodySize)
+        #expect(command.limits.idleTimeout >= LoopbackServer.Limits.minimumTimeout)
+        #expect(command.limits.requestBodyTimeout >= LoopbackServer.Limits.minimumTimeout)
     }
 
     @Test func helpListsTheLimitsWithTheirDefaults() async throws {

@@ -8,14 +8,45 @@ import Testing
 @Suite struct LoopbackServerLimitsTests {
     @Test(arguments: [-1, 65536, 70000])
     func aPortOutsideTheRangeOfTCPPortsIsRefused(port: Int) async throws {
-        await #expect(throws: LoopbackServer.ConfigurationError.self) {
-            let server = try await LoopbackServer.start(port: port, routes: [])
-            try await server.shutdown()
-        }
-        await #expect(throws: LoopbackServer.ConfigurationError.self) {
-            let backend = try await MockBackend.start(port: port)
-            try await backend.shutdown()
-        }
+        await expectBothServersRefuse(port: port)
+    }
+
+    @Test(arguments: [
+        LoopbackServer.Limits(maxRequestBodySize: -1),
+        LoopbackServer.Limits(maxRequestBodySize: LoopbackServer.Limits.maximumRequestBodySize + 1),
+        LoopbackServer.Limits(maxRequestBodySize: 6_000_000_000),
+        LoopbackServer.Limits(maxRequestBodySize: Int.max),
+        LoopbackServer.Limits(idleTimeout: .zero),
+        LoopbackServer.Limits(idleTimeout: .nanoseconds(1) / 10),
+        LoopbackServer.Limits(idleTimeout: .seconds(1e-10)),
+        LoopbackServer.Limits(requestBodyTimeout: .nanoseconds(1) / 2),
+    ])
+    func limitsTheServerCannotHonourAreRefused(limits: LoopbackServer.Limits) async throws {
+        await expectBothServersRefuse(limits: limits)
+    }
+
+    @Test func theLargestBodySizeAndTheShortestTimeoutsAreAccepted() async throws {
+        let limits = LoopbackServer.Limits(
+            maxRequestBodySize: LoopbackServer.Limits.maximumRequestBodySize,
+            idleTimeout: LoopbackServer.Limits.minimumTimeout,
+            requestBodyTimeout: LoopbackServer.Limits.minimumTimeout
+        )
+        let server = try await LoopbackServer.start(limits: limits, routes: [])
+        try await server.shutdown()
+    }
+}
+
+/// Expects both the loopback server and the mock backend to refuse starting with `port` and `limits`.
+func expectBothServersRefuse(
+    port: Int = 0, limits: LoopbackServer.Limits = .default, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    await #expect(throws: LoopbackServer.ConfigurationError.self, sourceLocation: sourceLocation) {
+        let server = try await LoopbackServer.start(port: port, limits: limits, routes: [])
+        try await server.shutdown()
+    }
+    await #expect(throws: LoopbackServer.ConfigurationError.self, sourceLocation: sourceLocation) {
+        let backend = try await MockBackend.start(port: port, limits: limits)
+        try await backend.shutdown()
     }
 }
 
