@@ -5,7 +5,7 @@ import NIOCore
 ///
 /// It numbers connections as they are accepted, keeps the open ones so that shutting down can close
 /// them all (stalled ones included), and counts requests per path: for at most `maxTrackedPaths` distinct
-/// paths, and the requests to any other path together, so that endless distinct paths cannot grow it. Channel initializers and handlers
+/// paths of at most `Limits.maximumTrackedPathLength` bytes, and the requests to any other path together, so that endless distinct paths cannot grow it. Channel initializers and handlers
 /// update it from the event loop while tests read it from their own tasks, hence the lock (a pthread mutex, which the thread sanitizer understands).
 final class LoopbackConnectionRegistry: Sendable {
     private struct State {
@@ -62,11 +62,14 @@ final class LoopbackConnectionRegistry: Sendable {
     }
 
     /// Counts a complete request for `path`, under its path if that is tracked or can be, or else with
-    /// the requests to untracked paths.
+    /// the requests to untracked paths (a path longer than `Limits.maximumTrackedPathLength` never is).
     func requestReceived(path: String) {
+        let trackable = path.utf8.count <= LoopbackServer.Limits.maximumTrackedPathLength
         state.withLockedValue { state in
             state.requestsReceived += 1
-            if let count = state.requestsByPath[path] {
+            if !trackable {
+                state.requestsToUntrackedPaths += 1
+            } else if let count = state.requestsByPath[path] {
                 state.requestsByPath[path] = count + 1
             } else if state.requestsByPath.count < maxTrackedPaths {
                 state.requestsByPath[path] = 1

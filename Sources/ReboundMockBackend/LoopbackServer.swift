@@ -190,14 +190,16 @@ public final class LoopbackServer: Sendable {
 
     /// How many complete requests the server has received so far for `path` (without the query).
     ///
-    /// Only the first ``Limits/maxTrackedPaths`` distinct paths are counted one by one; for any later
-    /// path this is 0, and its requests are in ``requestsToUntrackedPaths``.
+    /// Only the first ``Limits/maxTrackedPaths`` distinct paths, of at most
+    /// ``Limits/maximumTrackedPathLength`` UTF-8 bytes, are counted one by one; for any later or
+    /// longer path this is 0, and its requests are in ``requestsToUntrackedPaths``.
     public func requests(to path: String) -> Int {
         registry.requestsReceived(for: path)
     }
 
     /// How many complete requests the server has received so far for paths it does not count one by
-    /// one: those that arrived after ``Limits/maxTrackedPaths`` distinct paths were already counted.
+    /// one: those that arrived after ``Limits/maxTrackedPaths`` distinct paths were already counted,
+    /// and those to paths longer than ``Limits/maximumTrackedPathLength`` bytes.
     ///
     /// With ``requests(to:)`` of every tracked path, it adds up to ``requestsServed``.
     public var requestsToUntrackedPaths: Int {

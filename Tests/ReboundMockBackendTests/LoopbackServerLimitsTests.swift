@@ -363,4 +363,23 @@ extension LoopbackServerLimitsTests {
         #expect(server.requestsServed == 8)
         try await server.shutdown()
     }
+
+    @Test func pathsLongerThanTheTrackedLengthAreCountedTogether() async throws {
+        let server = try await LoopbackServer.start(
+            routes: [LoopbackRoute(pathPrefix: "/") { _ in .respond(status: 204) }]
+        )
+        let longest = "/" + String(repeating: "a", count: LoopbackServer.Limits.maximumTrackedPathLength - 1)
+        let tooLong = longest + "b"
+
+        for path in [longest, tooLong, tooLong, "/short"] {
+            #expect(try await exchange(path, port: server.port).hasPrefix("HTTP/1.1 204 "))
+        }
+
+        #expect(server.requests(to: longest) == 1)
+        #expect(server.requests(to: tooLong) == 0)
+        #expect(server.requests(to: "/short") == 1)
+        #expect(server.requestsToUntrackedPaths == 2)
+        #expect(server.requestsServed == 4)
+        try await server.shutdown()
+    }
 }

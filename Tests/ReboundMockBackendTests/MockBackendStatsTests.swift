@@ -76,6 +76,21 @@ import Testing
         }
     }
 
+    @Test func routesLongerThanTheTrackedLengthAreCountedTogether() async throws {
+        try await withBackend { client in
+            // "GET " and the path make the longest route tracked one by one.
+            let longest = "/v1/" + String(repeating: "a", count: LoopbackServer.Limits.maximumTrackedPathLength - 8)
+            let tooLong = longest + "b"
+            _ = try await client.get(longest)
+            _ = try await client.get(tooLong)
+            _ = try await client.get(tooLong)
+
+            let expected = MockBackendStats(requestsPerRoute: ["GET \(longest)": 1], requestsToUntrackedRoutes: 2)
+            #expect(client.backend.stats == expected)
+            #expect(try await client.get("/v1/stats").decode(MockBackendStats.self) == expected)
+        }
+    }
+
     @Test func theStatsResetInProcessAndOverHTTPWithoutTouchingTheState() async throws {
         try await withBackend { client in
             let token = try await client.accessToken()

@@ -25,10 +25,12 @@ public struct MockBackendStats: Sendable, Hashable, Codable {
     /// Injected failures per kind (``MockFailure/kind``), such as `"temporary": 2`.
     public var failuresInjected: [String: Int]
     /// Requests counted in no entry of ``requestsPerRoute``, because it already held
-    /// ``LoopbackServer/Limits/maxTrackedPaths`` routes when they arrived.
+    /// ``LoopbackServer/Limits/maxTrackedPaths`` routes when they arrived, or because their route
+    /// (method, space and path) is longer than ``LoopbackServer/Limits/maximumTrackedPathLength`` bytes.
     ///
-    /// A client that sends endless distinct paths (each a route of its own, as requests to no route are
-    /// counted under their actual path) would otherwise grow the stats without end.
+    /// A client that sends endless distinct paths, or very long ones (each a route of its own, as
+    /// requests to no route are counted under their actual path), would otherwise grow the stats without
+    /// end.
     public var requestsToUntrackedRoutes: Int
 
     /// Creates stats; all zero by default.
@@ -72,10 +74,12 @@ public struct MockBackendStats: Sendable, Hashable, Codable {
 }
 
 extension MockBackendStats {
-    /// Counts a request to `route` in ``requestsPerRoute`` if it is tracked or there is room for it,
-    /// or else in ``requestsToUntrackedRoutes``.
+    /// Counts a request to `route` in ``requestsPerRoute`` if it is tracked or there is room for it
+    /// (and it is not too long to be), or else in ``requestsToUntrackedRoutes``.
     mutating func countRequest(to route: String, maxTrackedRoutes: Int) {
-        if let count = requestsPerRoute[route] {
+        if route.utf8.count > LoopbackServer.Limits.maximumTrackedPathLength {
+            requestsToUntrackedRoutes += 1
+        } else if let count = requestsPerRoute[route] {
             requestsPerRoute[route] = count + 1
         } else if requestsPerRoute.count < maxTrackedRoutes {
             requestsPerRoute[route] = 1
