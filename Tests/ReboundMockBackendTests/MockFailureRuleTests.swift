@@ -126,6 +126,25 @@ import Testing
         }
     }
 
+    @Test(arguments: [
+        (
+            #"[{"failure":"stall","times":9223372036854775808}]"#,
+            "times must be a whole number from 0 to 9223372036854775807."
+        ),
+        (#"[{"failure":"stall","times":1e30}]"#, "times must be a whole number from 0 to 9223372036854775807."),
+        (#"[{"failure":"stall","times":-1}]"#, "times must be a whole number from 0 to 9223372036854775807."),
+        (#"[{"failure":"stall","times":1.5}]"#, "times must be a whole number from 0 to 9223372036854775807."),
+        (#"[{"failure":"stall","probability":"half"}]"#, "probability must be a number from 0 to 1."),
+    ])
+    func anOutOfRangeTriggerIsRejectedNamingTheFieldAndTheRange(body: String, message: String) async throws {
+        try await withBackend { client in
+            let reply = try await client.send(.post, "/v1/scenario", json: body)
+            #expect(reply.status == 400)
+            #expect(try reply.error().message == "The script could not be read: \(message)")
+            #expect(client.backend.scriptedRules.isEmpty)
+        }
+    }
+
     @Test func probabilityRulesFollowTheSeed() async throws {
         func statuses(seed: UInt64) async throws -> [Int] {
             try await withBackend(.init(seed: seed)) { client in

@@ -116,25 +116,34 @@ extension MockFailureRule: Codable {
         method = try container.decodeIfPresent(String.self, forKey: .method)
         path = try container.decodeIfPresent(String.self, forKey: .path) ?? "**"
         failure = try container.decode(MockFailure.self, forKey: .failure)
-        let times = try container.decodeIfPresent(Int.self, forKey: .times)
-        let probability = try container.decodeIfPresent(Double.self, forKey: .probability)
+        // A number out of range or of the wrong kind fails inside JSONDecoder with a message that does
+        // not name the field ("The given data was not valid JSON." for 1e30), so every failure to read
+        // a trigger says which field and what it takes.
+        let timesRange = "times must be a whole number from 0 to \(Int.max)."
+        let probabilityRange = "probability must be a number from 0 to 1."
+        let times: Int?
+        let probability: Double?
+        do {
+            times = try container.decodeIfPresent(Int.self, forKey: .times)
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: .times, in: container, debugDescription: timesRange)
+        }
+        do {
+            probability = try container.decodeIfPresent(Double.self, forKey: .probability)
+        } catch {
+            throw DecodingError.dataCorruptedError(
+                forKey: .probability, in: container, debugDescription: probabilityRange)
+        }
         switch (times, probability) {
         case (let times?, nil):
             guard times >= 0 else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .times,
-                    in: container,
-                    debugDescription: "times must not be negative."
-                )
+                throw DecodingError.dataCorruptedError(forKey: .times, in: container, debugDescription: timesRange)
             }
             trigger = .times(times)
         case (nil, let probability?):
             guard (0...1).contains(probability) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: .probability,
-                    in: container,
-                    debugDescription: "probability must be from 0 to 1."
-                )
+                    forKey: .probability, in: container, debugDescription: probabilityRange)
             }
             trigger = .probability(probability)
         case (nil, nil):
