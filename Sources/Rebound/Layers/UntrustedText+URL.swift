@@ -17,9 +17,14 @@ extension UntrustedText {
     ///   to the last `@`, found without parsing: a URL too broken to parse may still hold a
     ///   password, and one with a `/`, `?` or `#` in its password would fool a parser. An `@` in a
     ///   path or a query hides more than the user information, which errs on the safe side.
-    /// - **A parameter of the query or the fragment** (`name=value`, separated by `&` or `;`)
-    ///   loses its value when its name, percent-decoded and without case or punctuation, names a
-    ///   credential (`namesCredential(_:)`), whatever the value looks like.
+    /// - **A parameter of the query, the fragment or a path segment** (`name=value`, separated by
+    ///   `&` or `;`; `/app;jsessionid=…` in a path) loses its value when its name, percent-decoded
+    ///   and without case or punctuation, names a credential (`namesCredential(_:value:)`),
+    ///   whatever the value looks like.
+    /// - **A value that is itself a URL or a query string** (`?next=/reset?token=…`, or the same
+    ///   percent-encoded) is screened as one, to `nestingLimit` levels; deeper nesting is hidden
+    ///   whole. A percent-encoded nested URL that holds anything to hide is hidden whole, since its
+    ///   screened form could not be shown encoded as typed.
     /// - **A path segment, a parameter's name or value**, looked at as typed and percent-decoded,
     ///   is replaced whole by the redaction marker when `redactingLikelySecrets(_:)` finds
     ///   anything in it (a long token, a JWT, an e-mail address).
@@ -28,8 +33,19 @@ extension UntrustedText {
     ///
     /// Screening what is already screened changes nothing.
     package static func url(_ url: String) -> String {
+        screenedURL(Substring(url), depth: 0).escapingControlCharacters
+    }
+
+    /// How deep values that are URLs or query strings are screened as such. Each level looks at
+    /// a value typed and percent-decoded, so the cost is at most 2^limit passes over the text:
+    /// linear, and small. Real redirect chains nest once or twice.
+    static let nestingLimit = 3
+
+    /// `url` screened as `url(_:)` describes, without escaping control characters; `depth` is
+    /// how deep inside another URL's parameter value it is.
+    private static func screenedURL(_ url: Substring, depth: Int) -> String {
         var shown = ""
-        var rest = Substring(url)
+        var rest = url
         var hasAuthority = false
         if let separator = url.range(of: "://"), isScheme(url[..<separator.lowerBound]) {
             shown += url[..<separator.upperBound]
@@ -44,7 +60,9 @@ extension UntrustedText {
         if hasAuthority {
             let end = rest.firstIndex { "/?#".contains($0) } ?? rest.endIndex
             let authority = rest[..<end]
-            shown += authority.allSatisfy(isAuthorityCharacter) ? String(authority) : screenedParameters(authority)
+            shown +=
+                authority.allSatisfy(isAuthorityCharacter)
+                ? String(authority) : screenedParameters(authority, depth: depth)
             rest = rest[end...]
         }
         let fragmentStart = rest.firstIndex(of: "#")
@@ -52,27 +70,30 @@ extension UntrustedText {
         let queryStart = beforeFragment.firstIndex(of: "?")
         shown += beforeFragment[..<(queryStart ?? beforeFragment.endIndex)]
             .split(separator: "/", omittingEmptySubsequences: false)
-            .map(screenedComponent)
+            .map { screenedSegment($0, depth: depth) }
             .joined(separator: "/")
         if let queryStart {
-            shown += "?" + screenedParameters(beforeFragment[beforeFragment.index(after: queryStart)...])
+            shown += "?" + screenedParameters(beforeFragment[beforeFragment.index(after: queryStart)...], depth: depth)
         }
         if let fragmentStart {
-            shown += "#" + screenedParameters(rest[rest.index(after: fragmentStart)...])
+            shown += "#" + screenedParameters(rest[rest.index(after: fragmentStart)...], depth: depth)
         }
-        return shown.escapingControlCharacters
+        return shown
     }
 
     /// Whether a parameter called `name` carries a credential: its name, percent-decoded,
     /// lowercased and without punctuation (`access_token`, `X-Amz-Signature`, `client%5Fsecret`),
     /// contains one of `credentialNameParts`, ends in `key` (`api_key`, `subscription-key`) or is
-    /// one of `credentialNames`.
+    /// one of `credentialNames`; or it is OAuth's authorization `code`, unless `value` is a
+    /// status or error number of at most three digits (`code=404`), which no code grant is.
     ///
     /// Deliberately eager, as all screening here: a hidden `author=` costs a look at the command
-    /// line, a shown `auth=` costs a credential.
-    static func namesCredential(_ name: Substring) -> Bool {
+    /// line, a shown `auth=` costs a credential. `state` is not on the list: OAuth's `state` only
+    /// binds a callback to the browser that asked for it, and `state=open` is a common filter.
+    static func namesCredential(_ name: Substring, value: Substring) -> Bool {
         let decoded = String(name).removingPercentEncoding ?? String(name)
         let word = String(decoded.lowercased().filter { $0.isLetter || $0.isNumber })
+        if word == "code" { return !(1...3).contains(value.count) || !value.allSatisfy { $0.isASCII && $0.isNumber } }
         return word.hasSuffix("key") || credentialNames.contains(word)
             || credentialNameParts.contains { word.contains($0) }
     }
@@ -84,29 +105,64 @@ extension UntrustedText {
     ]
 
     /// Short parameter names that name a credential only on their own.
-    static let credentialNames: Set<String> = ["pass", "pwd", "pin", "otp", "sig", "sid"]
+    static let credentialNames: Set<String> = ["pass", "pwd", "pw", "pin", "otp", "sig", "sid"]
 
-    /// `text`, a query or a fragment, with each `&`- or `;`-separated parameter screened.
-    private static func screenedParameters(_ text: Substring) -> String {
+    /// `text`, a query, a fragment or a path segment's parameters, with each `&`- or
+    /// `;`-separated parameter screened.
+    private static func screenedParameters(_ text: Substring, depth: Int) -> String {
         var shown = ""
         var start = text.startIndex
         for index in text.indices where text[index] == "&" || text[index] == ";" {
-            shown += screenedParameter(text[start..<index])
+            shown += screenedParameter(text[start..<index], depth: depth)
             shown.append(text[index])
             start = text.index(after: index)
         }
-        return shown + screenedParameter(text[start...])
+        return shown + screenedParameter(text[start...], depth: depth)
+    }
+
+    /// A path segment: its text before the first `;` screened as a component, its parameters
+    /// (`/app;jsessionid=…`) as parameters.
+    private static func screenedSegment(_ segment: Substring, depth: Int) -> String {
+        guard let semicolon = segment.firstIndex(of: ";") else { return screenedComponent(segment) }
+        return screenedComponent(segment[..<semicolon]) + ";"
+            + screenedParameters(segment[segment.index(after: semicolon)...], depth: depth)
     }
 
     /// One `name=value` parameter, or a bare word, screened.
-    private static func screenedParameter(_ parameter: Substring) -> String {
-        guard let equals = parameter.firstIndex(of: "=") else { return screenedComponent(parameter) }
+    private static func screenedParameter(_ parameter: Substring, depth: Int) -> String {
+        guard let equals = parameter.firstIndex(of: "=") else { return screenedValue(parameter, depth: depth) }
         let name = parameter[..<equals]
         let value = parameter[parameter.index(after: equals)...]
         let shownValue =
-            namesCredential(name) && !value.isEmpty
-            ? ErrorContext.Value.redactionMarker : screenedComponent(value)
+            namesCredential(name, value: value) && !value.isEmpty
+            ? ErrorContext.Value.redactionMarker : screenedValue(value, depth: depth)
         return screenedComponent(name) + "=" + shownValue
+    }
+
+    /// A parameter's value: screened as a URL or a query string when it is one, as typed or
+    /// percent-decoded (`next=/reset?token=…`, `next=https%3A%2F%2Fx%2Fcb%3Ftoken%3D…`), else as
+    /// a component. Past `nestingLimit`, a nested value is hidden whole.
+    private static func screenedValue(_ value: Substring, depth: Int) -> String {
+        let decoded = String(value).removingPercentEncoding ?? String(value)
+        let typedIsNested = isNested(value)
+        let decodedIsNested = decoded != value && isNested(decoded[...])
+        guard typedIsNested || decodedIsNested else { return screenedComponent(value) }
+        guard depth < nestingLimit else { return ErrorContext.Value.redactionMarker }
+        if decodedIsNested && screenedNested(decoded[...], depth: depth + 1) != decoded {
+            return ErrorContext.Value.redactionMarker
+        }
+        return typedIsNested ? screenedNested(value, depth: depth + 1) : screenedComponent(value)
+    }
+
+    /// Whether `text`, a parameter's value, is itself a URL or a query string.
+    private static func isNested(_ text: Substring) -> Bool {
+        text.contains { $0 == "?" || $0 == "=" } || text.contains("://")
+    }
+
+    /// `text`, a URL or a query string found in a parameter's value, screened as one.
+    private static func screenedNested(_ text: Substring, depth: Int) -> String {
+        text.contains("?") || text.contains("://") || text.first == "/"
+            ? screenedURL(text, depth: depth) : screenedParameters(text, depth: depth)
     }
 
     /// A path segment, a name or a value: as typed, or the redaction marker if it holds anything
