@@ -36,6 +36,45 @@ extension UntrustedText {
         screenedURL(Substring(url), depth: 0).escapingControlCharacters
     }
 
+    /// `text` with each `scheme://…` in it screened as `url(_:)` screens a URL (control
+    /// characters left to the caller); the rest as it is.
+    ///
+    /// A URL ends at a space, a quote, a backtick or a control character: what servers put
+    /// around a URL in prose and JSON. One pass: the search for the next `://` starts after the
+    /// last URL, and the look back for its scheme stops at the `:` or `/` of the one before.
+    static func screeningURLs(in text: String) -> String {
+        var shown = ""
+        var copied = text.startIndex
+        var searchStart = text.startIndex
+        while let separator = text[searchStart...].range(of: "://") {
+            var start = separator.lowerBound
+            while start > copied, isSchemeCharacter(text[text.index(before: start)]) {
+                start = text.index(before: start)
+            }
+            while start < separator.lowerBound, !(text[start].isASCII && text[start].isLetter) {
+                start = text.index(after: start)
+            }
+            let end = text[separator.upperBound...].firstIndex(where: endsURLInText) ?? text.endIndex
+            searchStart = start == separator.lowerBound ? separator.upperBound : end
+            guard start < separator.lowerBound else { continue }
+            shown += text[copied..<start]
+            shown += screenedURL(text[start..<end], depth: 0)
+            copied = end
+        }
+        return shown + text[copied...]
+    }
+
+    /// Whether `character` ends a URL found in text.
+    private static func endsURLInText(_ character: Character) -> Bool {
+        character.isWhitespace || "\"'`".contains(character)
+            || character.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// Whether `character` may be part of a URL scheme.
+    private static func isSchemeCharacter(_ character: Character) -> Bool {
+        character.isASCII && (character.isLetter || character.isNumber || "+-.".contains(character))
+    }
+
     /// How deep values that are URLs or query strings are screened as such. Each level looks at
     /// a value typed and percent-decoded, so the cost is at most 2^limit passes over the text:
     /// linear, and small. Real redirect chains nest once or twice.

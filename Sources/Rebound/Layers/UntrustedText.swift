@@ -25,8 +25,12 @@ package enum UntrustedText {
     }
 
     /// A message from a server, bounded and screened for secrets.
+    ///
+    /// Each `scheme://…` in it (up to a space, a quote or a control character) is screened as
+    /// ``url(_:)`` screens a URL first, so that a credential the heuristics cannot see, a short
+    /// `?token=k7Qp2x` or `&sig=9f8e7d`, goes by its name, as it would on the command line.
     static func message(_ text: String) -> String {
-        redactingLikelySecrets(bounded(text, to: messageLimit))
+        redactingLikelySecrets(screeningURLs(in: bounded(text, to: messageLimit)))
     }
 
     /// `text` with everything that looks like a secret replaced by the redaction marker.

@@ -49,4 +49,23 @@ import Testing
         error.context[BackendErrorContextKey.captchaQuestion] = "2 + 2?"
         #expect(error.captchaChallenge == CaptchaChallenge(id: "c-7", question: "2 + 2?"))
     }
+
+    /// A question that is, or holds, a signed URL with short secrets, which look like nothing to
+    /// the message heuristics: the URL rules apply to the URL inside the text.
+    @Test(arguments: [
+        "https://captcha.example.com/c-81.png?token=k7Qp2x&sig=9f8e7d6c5b4a&expires=1",
+        "Type the letters in https://captcha.example.com/c-81.png?token=k7Qp2x&sig=9f8e7d6c5b4a&expires=1 please",
+    ])
+    func aURLInAQuestionLosesItsCredentialParameters(question: String) {
+        var error = BackendError(.captchaRequired, cause: HTTPError(response: HTTPResponse(status: .forbidden)))
+        error.captchaChallenge = CaptchaChallenge(id: "c-81", question: question)
+        var dumped = ""
+        dump(error, to: &dumped)
+        for text in ["\(error.captchaChallenge!)", error.description, String(reflecting: ErrorChain(error)), dumped] {
+            #expect(!text.contains("k7Qp2x"), "\(text)")
+            #expect(!text.contains("9f8e7d6c5b4a"), "\(text)")
+            #expect(text.contains("captcha.example.com/c-81.png?token=<redacted>&sig=<redacted>&expires=1"), "\(text)")
+        }
+        #expect(error.captchaChallenge?.question == question)
+    }
 }
