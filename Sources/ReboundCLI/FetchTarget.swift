@@ -21,24 +21,28 @@ struct FetchTarget: Hashable {
 
     /// Splits `url`, or explains why it cannot be sent.
     ///
-    /// The explanation quotes `url` as ``shown`` does: without its user information and secrets,
-    /// and with its control characters escaped.
+    /// The explanation quotes `url` as `ShownArgument` does: a URL without its user information
+    /// and secrets, with its control characters escaped; a header field by its name; anything
+    /// else not at all.
     ///
     /// - Throws: A `ValidationError` when `url` holds control characters, is not an http(s) URL
     ///   with a host, carries credentials, or has a port out of range.
     init(_ url: String) throws(ValidationError) {
-        let shown = UntrustedText.url(url)
+        let shown = ShownArgument.shown(url)
         guard !url.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ValidationError(
                 "'\(shown)' holds control characters, which a URL cannot carry; percent-encode them, such as %0A for a line feed."
             )
         }
-        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
+        guard ShownArgument.isURL(url), let components = URLComponents(string: url),
+            let scheme = components.scheme?.lowercased()
+        else {
             throw ValidationError(
                 "'\(shown)' is not a URL; give an http or https URL, such as https://example.com/path.")
         }
         guard scheme == "http" || scheme == "https" else {
-            throw ValidationError("'\(shown)' is a \(scheme) URL; only http and https URLs can be fetched.")
+            throw ValidationError(
+                "'\(shown)' is a URL of the \(scheme) scheme; only http and https URLs can be fetched.")
         }
         guard let host = components.percentEncodedHost, !host.isEmpty else {
             throw ValidationError("'\(shown)' has no host; give one, such as https://example.com/path.")

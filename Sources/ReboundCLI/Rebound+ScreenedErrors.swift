@@ -32,19 +32,40 @@ extension Rebound {
         }
     }
 
-    /// `message` with every argument, and every value of a `--name=value` argument, replaced by
-    /// what `UntrustedText.url` shows of it, where that differs: its user information, secrets
-    /// and control characters hidden or escaped.
+    /// `message` with every argument it quotes, and every value of a `--name=value` argument,
+    /// replaced by what `ShownArgument` shows of it: a URL screened, a header field by its name,
+    /// anything else not at all. Options and subcommand names are shown as typed.
+    ///
+    /// A URL or a header field is replaced wherever it appears; any other argument only where it
+    /// is quoted (`'…'`, as ArgumentParser and the tool quote), since a short word such as `1`
+    /// may also be part of the message's own text.
     static func screening(_ message: String, arguments: [String]) -> String {
-        var quotable = arguments
-        for argument in arguments where argument.hasPrefix("-") {
-            if let equals = argument.firstIndex(of: "=") { quotable.append(String(argument[equals...].dropFirst())) }
+        let commandNames = Set(configuration.subcommands.compactMap { $0.configuration.commandName })
+        // Each quoted text, what to show instead, and whether to replace it unquoted too.
+        var replacements: [(text: String, shown: String, anywhere: Bool)] = []
+        func add(_ text: String, shownAs shown: String) {
+            guard !text.isEmpty, shown != text else { return }
+            let anywhere = ShownArgument.isURL(text) || ShownArgument.headerName(text) != nil
+            replacements.append((text, shown, anywhere))
+        }
+        for argument in arguments {
+            if argument.hasPrefix("-") {
+                guard let equals = argument.firstIndex(of: "=") else { continue }
+                let value = String(argument[argument.index(after: equals)...])
+                guard !value.isEmpty else { continue }
+                add(value, shownAs: ShownArgument.shown(value))
+                add(argument, shownAs: argument[...equals] + ShownArgument.shown(value))
+            } else if !commandNames.contains(argument) {
+                add(argument, shownAs: ShownArgument.shown(argument))
+            }
         }
         var screened = message
         // Longest first, so that an argument inside another is not screened on its own first.
-        for argument in quotable.sorted(by: { $0.count > $1.count }) where !argument.isEmpty {
-            let shown = UntrustedText.url(argument)
-            if shown != argument { screened = screened.replacingOccurrences(of: argument, with: shown) }
+        for replacement in replacements.sorted(by: { $0.text.count > $1.text.count }) {
+            screened =
+                replacement.anywhere
+                ? screened.replacingOccurrences(of: replacement.text, with: replacement.shown)
+                : screened.replacingOccurrences(of: "'\(replacement.text)'", with: "'\(replacement.shown)'")
         }
         return screened
     }

@@ -320,7 +320,11 @@ struct ReboundCLITests {
         (["fetch", "--timeout", "1e-10", "http://127.0.0.1:1/"], "--timeout 1e-10 rounds to 0"),
         (["fetch", "--base-delay", "4e-10", "http://127.0.0.1:1/"], "--base-delay 4e-10 rounds to 0"),
         (["simulate", "--base-delay", "0", "--max-delay", "1e-10"], "--max-delay 1e-10 rounds to 0"),
-        (["fetch", "--jitter", "wobbly", "http://127.0.0.1:1/"], "wobbly"),
+        // Not a URL, so not quoted (it could be a secret typed in the wrong place); the choices are.
+        (
+            ["fetch", "--jitter", "wobbly", "http://127.0.0.1:1/"],
+            "invalid for '--jitter <jitter>'. Please provide one of"
+        ),
         (["fetch", "--seed", "-3", "http://127.0.0.1:1/"], "seed"),
         (["fetch", "-d", "@/nonexistent/body.json", "http://127.0.0.1:1/"], "Cannot read the request body"),
         (["fetch", "-d", "@/tmp", "http://127.0.0.1:1/"], "Cannot read the request body"),
@@ -356,15 +360,25 @@ struct ReboundCLITests {
             "Invalid header 'Authorization'"
         ),
         (["fetch", "http://u:SECRETPW@127.0.0.1:1/"], "'http://***@127.0.0.1:1/' carries credentials"),
-        (["fetch", "ftp://u:SECRETPW@x/"], "'ftp://***@x/' is a ftp URL"),
-        (["fetch", "u:SECRETPW@example.com/"], "'***@example.com/'"),
+        (["fetch", "ftp://u:SECRETPW@x/"], "'ftp://***@x/' is a URL of the ftp scheme"),
+        (["fetch", "u:SECRETPW@example.com/"], "'u: <redacted>' is not a URL"),
         (["fetch", "http://u:SECRET/PW@example.com/"], "'http://***@example.com/' is not a URL"),
         (["fetch", "http://u:SECRET#PW@127.0.0.1:1/"], "'http://***@127.0.0.1:1/' is not a URL"),
         (
             ["fetch", "http://127.0.0.1:99999/x?access_token=SECRET"],
             "'http://127.0.0.1:99999/x?access_token=<redacted>' has port 99999"
         ),
-        (["fetch", "ftp://x/f?sig=SECRET"], "'ftp://x/f?sig=<redacted>' is a ftp URL"),
+        (["fetch", "ftp://x/f?sig=SECRET"], "'ftp://x/f?sig=<redacted>' is a URL of the ftp scheme"),
+        // An argument shaped like a header field shows its name only; one that is not a URL at
+        // all is not quoted.
+        (["fetch", "Authorization: Basic SECRETaGVsbG8="], "'Authorization: <redacted>' is not a URL"),
+        (
+            ["fetch", "-H", "Accept: */*", "http://127.0.0.1:1/", "Authorization: Basic SECRETaGVsbG8="],
+            "Unexpected argument 'Authorization: <redacted>'"
+        ),
+        (["simulate", "Cookie: session=SECRET2"], "Unexpected argument 'Cookie: <redacted>'"),
+        (["fetch", "http://127.0.0.1:1/", "SECRET2"], "Unexpected argument '<redacted>'"),
+        (["fetch", "SECRET2"], "'<redacted>' is not a URL"),
         // ArgumentParser's own errors quote a misplaced argument; they are screened too.
         (
             ["fetch", "http://127.0.0.1:1/", "http://h/x?access_token=SECRET"],
@@ -374,7 +388,7 @@ struct ReboundCLITests {
             ["fetch", "--deadline=http://h/x?access_token=SECRET", "http://127.0.0.1:1/"],
             "'http://h/x?access_token=<redacted>' is invalid for '--deadline"
         ),
-        (["fetch", "http://127.0.0.1:1/", "\u{1B}[2Jx"], "Unexpected argument '\\u{1B}[2Jx'"),
+        (["fetch", "http://127.0.0.1:1/", "\u{1B}[2Jx"], "Unexpected argument '<redacted>'"),
         (["fetch", "-H", "X-\u{1B}[2JSECRET: v", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
         (
             ["fetch", "http://127.0.0.1:1/\u{1B}[2J\r\nok"],
