@@ -28,12 +28,7 @@ enum ShownArgument {
 
     /// Whether `argument` starts with a URL scheme and `://`, such as `https://` or `ftp://`.
     static func isURL(_ argument: String) -> Bool {
-        guard let separator = argument.range(of: "://") else { return false }
-        let scheme = argument.unicodeScalars[..<separator.lowerBound]
-        guard let first = scheme.first, first.isASCII, first.properties.isAlphabetic else { return false }
-        return scheme.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0))
-        }
+        UntrustedText.startsWithURLScheme(argument)
     }
 
     /// The field name of `argument` when it has the shape of a header field, `Name: value` or

@@ -132,26 +132,23 @@ extension LoopbackServer {
             guard maxConnections >= 1 else {
                 throw ConfigurationError(description: "maxConnections \(maxConnections) is less than 1")
             }
-            guard idleTimeout > .zero else {
-                throw ConfigurationError(description: "idleTimeout \(idleTimeout) is not positive")
-            }
-            guard idleTimeout >= Self.minimumTimeout else {
-                throw ConfigurationError(
-                    description:
-                        "idleTimeout \(idleTimeout) is shorter than 1 nanosecond, so it would close every connection at once"
-                )
-            }
-            guard requestBodyTimeout > .zero else {
-                throw ConfigurationError(description: "requestBodyTimeout \(requestBodyTimeout) is not positive")
-            }
-            guard requestBodyTimeout >= Self.minimumTimeout else {
-                throw ConfigurationError(
-                    description:
-                        "requestBodyTimeout \(requestBodyTimeout) is shorter than 1 nanosecond, so it would close every connection at once"
-                )
-            }
+            try Self.validate(timeout: idleTimeout, named: "idleTimeout")
+            try Self.validate(timeout: requestBodyTimeout, named: "requestBodyTimeout")
             guard maxTrackedPaths >= 0 else {
                 throw ConfigurationError(description: "maxTrackedPaths \(maxTrackedPaths) is negative")
+            }
+        }
+
+        /// Throws unless `timeout` is positive and at least ``minimumTimeout``.
+        private static func validate(timeout: Duration, named name: String) throws(ConfigurationError) {
+            guard timeout > .zero else {
+                throw ConfigurationError(description: "\(name) \(timeout) is not positive")
+            }
+            guard timeout >= minimumTimeout else {
+                throw ConfigurationError(
+                    description:
+                        "\(name) \(timeout) is shorter than 1 nanosecond, so it would close every connection at once"
+                )
             }
         }
     }

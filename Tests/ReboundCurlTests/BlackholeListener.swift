@@ -1,4 +1,5 @@
 import Glibc
+import TestSupport
 
 /// A listening socket that never accepts, with its backlog full: connecting to it hangs, which is
 /// how a connect timeout is provoked on loopback.
@@ -17,12 +18,7 @@ struct BlackholeListener {
         var fillers: [Int32] = []
         for _ in 0..<3 {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-            var address = Self.loopback(port: port)
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            _ = withLoopbackAddress(port: port) { connect(filler, $0, $1) }
             fillers.append(filler)
         }
         self.fillers = fillers
@@ -48,12 +44,7 @@ struct BlackholeListener {
         // Binding a port again right after its listener closed needs this (its connections linger).
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = loopback(port: port)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let bound = withLoopbackAddress(port: port) { bind(fd, $0, $1) }
         guard bound == 0 else {
             Glibc.close(fd)
             throw SocketError(operation: "bind")
@@ -70,13 +61,5 @@ struct BlackholeListener {
         }
         guard result == 0 else { throw SocketError(operation: "getsockname") }
         return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    private static func loopback(port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        return address
     }
 }

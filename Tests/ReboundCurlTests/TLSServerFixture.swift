@@ -51,8 +51,9 @@ final class TLSServerFixture: @unchecked Sendable {
             ])
         // A port found free may be taken by another test's server before nginx binds it; nginx
         // then retries for 2.5 s and exits, while that server answers in its place. So nginx is
-        // trusted only once it wrote its pid file, which it does after binding every port, and
-        // started again on other ports if it exited first.
+        // trusted only once it wrote its pid file, which it does after binding and listening on
+        // every port (so nothing more needs checking), and started again on other ports if it
+        // exited first.
         var attempt = 1
         while true {
             let ports = try (0..<4).map { _ in try BlackholeListener.unusedPort() }
@@ -71,10 +72,6 @@ final class TLSServerFixture: @unchecked Sendable {
             }
             attempt += 1
         }
-        try Self.waitUntilListening(on: tlsPort)
-        try Self.waitUntilListening(on: plainPort)
-        try Self.waitUntilListening(on: goawayPort)
-        try Self.waitUntilListening(on: sessionPort)
     }
 
     /// Starts nginx serving the fixture's servers on `ports` (TLS, plain, GOAWAY, sessions).
@@ -208,25 +205,5 @@ final class TLSServerFixture: @unchecked Sendable {
             throw SetupError(
                 description: "\(executable) \(arguments.first ?? "") failed with \(process.terminationStatus)")
         }
-    }
-
-    /// Waits, at most 30 seconds, until something accepts connections on the port.
-    private static func waitUntilListening(on port: Int) throws {
-        for _ in 0..<3000 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            close(fd)
-            if connected == 0 { return }
-            usleep(10_000)
-        }
-        throw SetupError(description: "nginx did not start listening on port \(port)")
     }
 }

@@ -223,11 +223,13 @@ extension UntrustedText {
     /// Whether `text` has the syntax of a URL scheme (RFC 3986: a letter, then letters, digits,
     /// `+`, `-` and `.`).
     private static func isScheme(_ text: Substring) -> Bool {
-        guard let first = text.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else { return false }
-        return text.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII
-                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                    || "+-.".unicodeScalars.contains(scalar))
-        }
+        guard let first = text.first, first.isASCII, first.isLetter else { return false }
+        return text.allSatisfy(isSchemeCharacter)
+    }
+
+    /// Whether `text` starts with a URL scheme and `://`, such as `https://` or `ftp://`.
+    package static func startsWithURLScheme(_ text: String) -> Bool {
+        guard let separator = text.range(of: "://") else { return false }
+        return isScheme(text[..<separator.lowerBound])
     }
 }

@@ -38,17 +38,11 @@ struct PipelineClock: Sendable {
             )
         }
         let start = clock.now
-        if clock is SuspendingClock {
-            return PipelineClock(
-                now: { start.duration(to: clock.now) },
-                sleep: { try await clock.sleep(for: min($0, longestRealSleep)) },
-                isReal: true
-            )
-        }
+        let isReal = clock is SuspendingClock
         return PipelineClock(
             now: { start.duration(to: clock.now) },
-            sleep: { try await clock.sleep(for: $0) },
-            isReal: false
+            sleep: { try await clock.sleep(for: isReal ? min($0, longestRealSleep) : $0) },
+            isReal: isReal
         )
     }
 

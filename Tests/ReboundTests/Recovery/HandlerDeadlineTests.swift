@@ -198,24 +198,38 @@ import Testing
     }
 }
 
-/// Waits for its gate whether cancelled or not, as a handler that never checks might.
-private final class StuckHandler: RecoverableErrorHandler {
+/// A wait for a gate that goes on whether cancelled or not, as code that never checks might, and
+/// remembers whether it began and whether its task was cancelled meanwhile.
+private final class StuckWait: Sendable {
     private let gate: Gate
-    private let asked = Locked(false)
-    private let cancelled = Locked(false)
+    private let state = Locked((asked: false, cancelled: false))
 
     init(gate: Gate) { self.gate = gate }
 
-    var wasAsked: Bool { asked.withLock { $0 } }
-    var wasCancelled: Bool { cancelled.withLock { $0 } }
+    var wasAsked: Bool { state.withLock { $0.asked } }
+    var wasCancelled: Bool { state.withLock { $0.cancelled } }
 
-    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
-        asked.withLock { $0 = true }
+    func wait() async {
+        state.withLock { $0.asked = true }
         await withTaskCancellationHandler {
             await gate.wait()
         } onCancel: {
-            cancelled.withLock { $0 = true }
+            state.withLock { $0.cancelled = true }
         }
+    }
+}
+
+/// Waits for its gate whether cancelled or not, as a handler that never checks might.
+private final class StuckHandler: RecoverableErrorHandler {
+    private let stuck: StuckWait
+
+    init(gate: Gate) { stuck = StuckWait(gate: gate) }
+
+    var wasAsked: Bool { stuck.wasAsked }
+    var wasCancelled: Bool { stuck.wasCancelled }
+
+    func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
+        await stuck.wait()
         return .retryNow
     }
 }
@@ -245,23 +259,16 @@ private struct YieldingRetryHandler: RecoverableErrorHandler {
 
 /// A store whose reading waits for its gate whether cancelled or not, as a keychain that hangs might.
 private final class HangingCredentialStore: CredentialStore {
-    private let gate: Gate
-    private let asked = Locked(false)
-    private let cancelled = Locked(false)
+    private let stuck: StuckWait
 
-    init(gate: Gate) { self.gate = gate }
+    init(gate: Gate) { stuck = StuckWait(gate: gate) }
 
-    var wasAsked: Bool { asked.withLock { $0 } }
-    var wasCancelled: Bool { cancelled.withLock { $0 } }
+    var wasAsked: Bool { stuck.wasAsked }
+    var wasCancelled: Bool { stuck.wasCancelled }
 
     func current() async -> Credential? {
-        asked.withLock { $0 = true }
-        return await withTaskCancellationHandler {
-            await gate.wait()
-            return Credential(accessToken: "late-access")
-        } onCancel: {
-            cancelled.withLock { $0 = true }
-        }
+        await stuck.wait()
+        return Credential(accessToken: "late-access")
     }
 
     func replace(with credential: Credential) async -> Credential { credential }
@@ -278,21 +285,21 @@ private final class HookHandler: RecoverableErrorHandler {
 
     static let field = HTTPField.Name("X-Attempt")!
 
-    private let gate: Gate
+    private let stuck: StuckWait
     private let hangsInPrepare: Int?
     private let hangsInAttemptDidSucceed: Bool
     private let failsInPrepare: Bool
-    private let state = Locked((prepared: 0, succeeded: [String](), cancelled: false))
+    private let state = Locked((prepared: 0, succeeded: [String]()))
 
     init(gate: Gate, hangsInPrepare: Int? = nil, hangsInAttemptDidSucceed: Bool = false, failsInPrepare: Bool = false) {
-        self.gate = gate
+        stuck = StuckWait(gate: gate)
         self.hangsInPrepare = hangsInPrepare
         self.hangsInAttemptDidSucceed = hangsInAttemptDidSucceed
         self.failsInPrepare = failsInPrepare
     }
 
     var succeeded: [String] { state.withLock { $0.succeeded } }
-    var wasCancelled: Bool { state.withLock { $0.cancelled } }
+    var wasCancelled: Bool { stuck.wasCancelled }
 
     func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
 
@@ -303,20 +310,12 @@ private final class HookHandler: RecoverableErrorHandler {
             return $0.prepared
         }
         if attempt == 1 { await Task.yield() }
-        if let hangsInPrepare, attempt >= hangsInPrepare { await hang() }
+        if let hangsInPrepare, attempt >= hangsInPrepare { await stuck.wait() }
         request.headerFields[Self.field] = "\(attempt)"
     }
 
     func attemptDidSucceed(_ request: HTTPRequest) async {
-        if hangsInAttemptDidSucceed { await hang() }
+        if hangsInAttemptDidSucceed { await stuck.wait() }
         state.withLock { $0.succeeded.append(request.headerFields[Self.field] ?? "") }
-    }
-
-    private func hang() async {
-        await withTaskCancellationHandler {
-            await gate.wait()
-        } onCancel: {
-            state.withLock { $0.cancelled = true }
-        }
     }
 }
