@@ -7,7 +7,7 @@ import Testing
 /// The deadline bounds the time handlers take to recover, on the real clock: a refresh that never
 /// answers or a captcha nobody solves ends the call at its deadline. (With a test clock the
 /// deadline is checked when a handler returns; APIDataManagerTests cover that.)
-@Suite(.timeLimit(.minutes(1))) struct HandlerDeadlineTests {
+@Suite(.timeLimit(.minutes(2))) struct HandlerDeadlineTests {
     /// The deadline of the calls that meet a stuck handler: short enough to keep the tests quick,
     /// long enough that the first attempt is back well before it even when every test of the
     /// package starts at once (that took two seconds on this project's 2-core machine). Whatever
@@ -16,11 +16,11 @@ import Testing
 
     /// The deadline of the calls whose hooks hang only after an earlier attempt or hook returned:
     /// those must get that far first, and under the thread sanitizer with every test of the
-    /// package running, a hook's first `Task.yield` alone has come back after more than three
-    /// seconds. Well below the watchdog's thirty.
-    static let hookDeadline = Duration.seconds(10)
+    /// package running, the first seconds of the run have held even trivial tests for 15 s. Their
+    /// earlier hooks do not suspend, and the watchdog waits longer still.
+    static let hookDeadline = Duration.seconds(20)
 
-    /// Opens a gate after thirty seconds, so that a pipeline that waits for a stuck handler fails
+    /// Opens a gate after forty-five seconds, so that a pipeline that waits for a stuck handler fails
     /// these tests (the calls come back only once it has fired) instead of hanging them.
     final class Watchdog: Sendable {
         private let didFire = Locked(false)
@@ -29,7 +29,7 @@ import Testing
         init(_ gate: Gate) {
             let didFire = self.didFire
             task = Task {
-                guard (try? await Task.sleep(for: .seconds(30))) != nil else { return }
+                guard (try? await Task.sleep(for: .seconds(45))) != nil else { return }
                 didFire.withLock { $0 = true }
                 gate.open()
             }
@@ -134,7 +134,7 @@ import Testing
     @Test func aPrepareThatHangsBeforeARetryEndsTheCallOverTheFailureItWouldHaveRetried() async throws {
         let gate = Gate()
         let watchdog = Watchdog(gate)
-        let hooks = HookHandler(gate: gate, hangsInPrepare: 2)
+        let hooks = HookHandler(gate: gate, hangsInPrepare: 2, yieldsInFirstPrepare: false)
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
         let api = try Self.manager(transport, handlers: [hooks, RetryingHandler()], deadline: Self.hookDeadline)
 
@@ -148,7 +148,7 @@ import Testing
     @Test func anAttemptDidSucceedThatHangsLeavesTheCallWithItsResponseAtTheDeadline() async throws {
         let gate = Gate()
         let watchdog = Watchdog(gate)
-        let hooks = HookHandler(gate: gate, hangsInAttemptDidSucceed: true)
+        let hooks = HookHandler(gate: gate, hangsInAttemptDidSucceed: true, yieldsInFirstPrepare: false)
         let transport = ScriptedTransport([.tasks])
         let api = try Self.manager(transport, handlers: [hooks], deadline: Self.hookDeadline)
 
@@ -277,7 +277,7 @@ private final class HangingCredentialStore: CredentialStore {
 }
 
 /// A handler with both optional hooks: `prepare` numbers the attempts in a header field (the
-/// first time after suspending, then without), and may hang from a given attempt on or throw;
+/// first time after suspending unless told not to, then without), and may hang from a given attempt on or throw;
 /// `attemptDidSucceed` records the number it sees, and may hang. A hook that hangs waits for the
 /// gate whether cancelled or not.
 private final class HookHandler: RecoverableErrorHandler {
@@ -289,9 +289,14 @@ private final class HookHandler: RecoverableErrorHandler {
     private let hangsInPrepare: Int?
     private let hangsInAttemptDidSucceed: Bool
     private let failsInPrepare: Bool
+    private let yieldsInFirstPrepare: Bool
     private let state = Locked((prepared: 0, succeeded: [String]()))
 
-    init(gate: Gate, hangsInPrepare: Int? = nil, hangsInAttemptDidSucceed: Bool = false, failsInPrepare: Bool = false) {
+    init(
+        gate: Gate, hangsInPrepare: Int? = nil, hangsInAttemptDidSucceed: Bool = false, failsInPrepare: Bool = false,
+        yieldsInFirstPrepare: Bool = true
+    ) {
+        self.yieldsInFirstPrepare = yieldsInFirstPrepare
         stuck = StuckWait(gate: gate)
         self.hangsInPrepare = hangsInPrepare
         self.hangsInAttemptDidSucceed = hangsInAttemptDidSucceed
@@ -309,7 +314,7 @@ private final class HookHandler: RecoverableErrorHandler {
             $0.prepared += 1
             return $0.prepared
         }
-        if attempt == 1 { await Task.yield() }
+        if attempt == 1, yieldsInFirstPrepare { await Task.yield() }
         if let hangsInPrepare, attempt >= hangsInPrepare { await stuck.wait() }
         request.headerFields[Self.field] = "\(attempt)"
     }
