@@ -1,3 +1,4 @@
+import Foundation
 import Rebound
 import Testing
 
@@ -55,5 +56,54 @@ private enum SampleCode: Int, ErrorCode {
         context["a"] = "3"
         context["b"] = nil
         #expect(context.redacted.map { "\($0.key)=\($0.value)" } == ["a=3"])
+    }
+
+    @Test func aLongChainIsFreedWithoutOneStackFramePerLevel() async {
+        // Freed recursively, 2,000 levels were enough to overflow a 512 KiB stack.
+        let depth = await onThread(stackSize: 512 * 1024) {
+            func chainDepth() -> Int {
+                var error: any Error = NetworkError(.timeout)
+                for _ in 0..<100_000 { error = LayerError(SampleCode.first, cause: error) }
+                return error.causalChain.count
+            }  // the chain is freed here, on the small stack
+            return chainDepth()
+        }
+        #expect(depth == ErrorChain.maximumDepth)
+    }
+
+    @Test func freeingAChainLeavesTheCausesSomeoneElseHoldsWhole() {
+        var keptError: (any Error)?
+        var keptLayerError: LayerError<SampleCode>?
+        do {
+            var error: any Error = NetworkError(.timeout)
+            for level in 1...10 {
+                let wrapped = LayerError(SampleCode.first, cause: error)
+                if level == 3 { keptLayerError = wrapped }
+                error = wrapped
+                if level == 6 { keptError = error }
+            }
+        }
+        #expect(keptError?.causalChain.count == 7)
+        #expect(keptError?.shortChain == "SA7-SA7-SA7-SA7-SA7-SA7-NE2")
+        #expect(keptLayerError?.causalChain.count == 4)
+        #expect((keptLayerError?.rootCause as? NetworkError)?.code == .timeout)
+    }
+
+    @Test func aDumpShowsTheCauseInItsPlace() {
+        let error = LayerError(SampleCode.second, cause: NetworkError(.timeout), reason: "why")
+        var dumped = ""
+        dump(error, to: &dumped)
+        #expect(dumped.contains("- cause: "), "\(dumped)")
+        #expect(dumped.contains("timeout"), "\(dumped)")
+        #expect(!dumped.contains("CauseBox"), "\(dumped)")
+    }
+}
+
+/// Runs `work` on a thread of its own with a stack of `stackSize` bytes.
+private func onThread<T: Sendable>(stackSize: Int, _ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: work()) }
+        thread.stackSize = stackSize
+        thread.start()
     }
 }

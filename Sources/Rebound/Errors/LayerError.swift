@@ -13,12 +13,18 @@ public struct LayerError<Code: ErrorCode>: LayeredError, Sendable {
     public var code: Code
     /// A detail of the code in another code set, such as which validation failed.
     public var nested: NestedCode?
-    public var cause: (any Error)?
+    /// The error from the layer below that caused this one, if any.
+    public var cause: (any Error)? {
+        get { causeBox?.error }
+        set { causeBox = newValue.map(CauseBox.init) }
+    }
     public var reason: String?
     public var context: ErrorContext
     public var location: SourceLocation
     /// Typed values for code, such as the recovery pipeline's attempt history.
     public var attachments: [any ErrorAttachment] = []
+    /// `cause`, boxed so that a long chain is freed without one stack frame per level.
+    private(set) var causeBox: CauseBox?
 
     /// Creates an error of this layer.
     ///
@@ -41,7 +47,7 @@ public struct LayerError<Code: ErrorCode>: LayeredError, Sendable {
     ) {
         self.code = code
         self.nested = nested
-        self.cause = cause
+        self.causeBox = cause.map(CauseBox.init)
         self.reason = reason
         self.context = context
         self.location = SourceLocation(fileID: fileID, line: line)
@@ -51,6 +57,23 @@ public struct LayerError<Code: ErrorCode>: LayeredError, Sendable {
     public var shortName: String { Code.shortName }
     public var codeValue: Int { code.rawValue }
     public var codeName: String { code.name }
+}
+
+extension LayerError: CauseBoxCarrying {}
+
+extension LayerError: CustomReflectable {
+    /// The stored values as a debugger and `dump` show them, with the cause in its place rather
+    /// than in its box.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "code": code, "nested": nested as Any, "cause": cause as Any, "reason": reason as Any,
+                "context": context, "location": location, "attachments": attachments,
+            ],
+            displayStyle: .struct
+        )
+    }
 }
 
 extension LayerError: CustomStringConvertible {
