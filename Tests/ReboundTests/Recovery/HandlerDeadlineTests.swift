@@ -15,10 +15,11 @@ import Testing
     static let shortDeadline = Duration.seconds(3)
 
     /// The deadline of the calls whose hooks hang only after an earlier attempt or hook returned:
-    /// those must get that far first, and under the thread sanitizer with every test of the
-    /// package running, the first seconds of the run have held even trivial tests for 15 s. Their
-    /// earlier hooks do not suspend, and the watchdog waits longer still.
-    static let hookDeadline = Duration.seconds(20)
+    /// those must get that far first. Nothing before the hang suspends (a first hook that yielded
+    /// once waited 14 s for a thread when every test of the package started at once under the
+    /// thread sanitizer), so the hang comes at once: 0.3 ms into the call in such a run, measured.
+    /// The failure messages say when it came, should a call end otherwise.
+    static let hookDeadline = Duration.seconds(5)
 
     /// Opens a gate after forty-five seconds, so that a pipeline that waits for a stuck handler fails
     /// these tests (the calls come back only once it has fired) instead of hanging them.
@@ -138,10 +139,11 @@ import Testing
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
         let api = try Self.manager(transport, handlers: [hooks, RetryingHandler()], deadline: Self.hookDeadline)
 
+        let start = ContinuousClock.now
         let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
-        #expect(error?.chain.short == "AP8-RE2-HT503")
+        #expect(error?.chain.short == "AP8-RE2-HT503", "\(hooks.timeToHang(since: start))")
         #expect(transport.requests.count == 1)
-        #expect(!watchdog.fired, "the call waited for prepare")
+        #expect(!watchdog.fired, "the call waited for prepare; \(hooks.timeToHang(since: start))")
         gate.open()
     }
 
@@ -153,9 +155,10 @@ import Testing
         let api = try Self.manager(transport, handlers: [hooks], deadline: Self.hookDeadline)
 
         // The attempt succeeded and its response is decoded: the call returns it.
+        let start = ContinuousClock.now
         let tasks = try await api.send(SampleEndpoints.listTasks)
         #expect(tasks == [TaskItem(id: 1, title: "Label the picture")])
-        #expect(!watchdog.fired, "the call waited for attemptDidSucceed")
+        #expect(!watchdog.fired, "the call waited for attemptDidSucceed; \(hooks.timeToHang(since: start))")
         #expect(await eventually { hooks.wasCancelled })
         gate.open()
     }
@@ -290,7 +293,7 @@ private final class HookHandler: RecoverableErrorHandler {
     private let hangsInAttemptDidSucceed: Bool
     private let failsInPrepare: Bool
     private let yieldsInFirstPrepare: Bool
-    private let state = Locked((prepared: 0, succeeded: [String]()))
+    private let state = Locked((prepared: 0, succeeded: [String](), hangStarted: ContinuousClock.Instant?.none))
 
     init(
         gate: Gate, hangsInPrepare: Int? = nil, hangsInAttemptDidSucceed: Bool = false, failsInPrepare: Bool = false,
@@ -306,6 +309,18 @@ private final class HookHandler: RecoverableErrorHandler {
     var succeeded: [String] { state.withLock { $0.succeeded } }
     var wasCancelled: Bool { stuck.wasCancelled }
 
+    /// How long after `start` the first hang began, for the tests' failure messages: a call that
+    /// ends otherwise than at a hanging hook most likely took that long to get there.
+    func timeToHang(since start: ContinuousClock.Instant) -> String {
+        state.withLock { $0.hangStarted }.map { "the hook hung \(start.duration(to: $0)) into the call" }
+            ?? "no hook hung"
+    }
+
+    private func hang() async {
+        state.withLock { $0.hangStarted = $0.hangStarted ?? .now }
+        await stuck.wait()
+    }
+
     func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
 
     func prepare(_ request: inout HTTPRequest) async throws {
@@ -315,12 +330,12 @@ private final class HookHandler: RecoverableErrorHandler {
             return $0.prepared
         }
         if attempt == 1, yieldsInFirstPrepare { await Task.yield() }
-        if let hangsInPrepare, attempt >= hangsInPrepare { await stuck.wait() }
+        if let hangsInPrepare, attempt >= hangsInPrepare { await hang() }
         request.headerFields[Self.field] = "\(attempt)"
     }
 
     func attemptDidSucceed(_ request: HTTPRequest) async {
-        if hangsInAttemptDidSucceed { await stuck.wait() }
+        if hangsInAttemptDidSucceed { await hang() }
         state.withLock { $0.succeeded.append(request.headerFields[Self.field] ?? "") }
     }
 }
