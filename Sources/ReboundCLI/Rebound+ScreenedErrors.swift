@@ -34,7 +34,8 @@ extension Rebound {
 
     /// `message` with every argument it quotes, and every value of a `--name=value` argument,
     /// replaced by what `ShownArgument` shows of it: a URL screened, a header field by its name,
-    /// anything else not at all. Options and subcommand names are shown as typed.
+    /// anything else not at all. Options and subcommand names are shown as typed; an option with
+    /// its value attached (`-HAuthorization: …`) by its option and what is shown of the value.
     ///
     /// A URL or a header field is replaced wherever it appears; any other argument only where it
     /// is quoted (`'…'`, as ArgumentParser and the tool quote), since a short word such as `1`
@@ -50,11 +51,20 @@ extension Rebound {
         }
         for argument in arguments {
             if argument.hasPrefix("-") {
-                guard let equals = argument.firstIndex(of: "=") else { continue }
-                let value = String(argument[argument.index(after: equals)...])
-                guard !value.isEmpty else { continue }
-                add(value, shownAs: ShownArgument.shown(value))
-                add(argument, shownAs: argument[...equals] + ShownArgument.shown(value))
+                if let equals = argument.firstIndex(of: "="), ShownArgument.isOptionName(argument[..<equals]) {
+                    let value = String(argument[argument.index(after: equals)...])
+                    guard !value.isEmpty else { continue }
+                    add(value, shownAs: ShownArgument.shown(value))
+                    add(argument, shownAs: argument[...equals] + ShownArgument.shown(value))
+                } else if !ShownArgument.isOptionName(argument[...]) {
+                    add(argument, shownAs: ShownArgument.shownAfterDashes(argument))
+                    // ArgumentParser reads what comes before a `=` as the option's name, and
+                    // quotes that alone.
+                    if let equals = argument.firstIndex(of: "=") {
+                        let name = String(argument[..<equals])
+                        add(name, shownAs: ShownArgument.shownAfterDashes(name))
+                    }
+                }
             } else if !commandNames.contains(argument) {
                 add(argument, shownAs: ShownArgument.shown(argument))
             }

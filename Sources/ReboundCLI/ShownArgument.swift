@@ -13,6 +13,7 @@ import Rebound
 /// https://h/x?access_token=abc    → https://h/x?access_token=<redacted>   a URL: UntrustedText.url
 /// Authorization: Basic YWxpY2U6   → Authorization: <redacted>             a header field: its name
 /// hunter2                         → <redacted>                            anything else: nothing
+/// -HAuthorization: Basic YWxpY2U6 → -HAuthorization: <redacted>           an option and a value: each
 /// ```
 ///
 /// A header field is shown as `-H` errors name one (`HeaderArguments`): by its name, never its
@@ -24,6 +25,25 @@ enum ShownArgument {
         if isURL(argument) { return UntrustedText.url(argument) }
         if let name = headerName(argument) { return name + ": " + ErrorContext.Value.redactionMarker }
         return ErrorContext.Value.redactionMarker
+    }
+
+    /// `argument`, which starts with a dash but is not an option's name, as a message may quote it:
+    /// its option (`-H`, or the dashes of a long one) as typed and the rest as ``shown(_:)`` shows
+    /// it. ArgumentParser quotes such an argument whole (`Unknown option '-HAuthorization: …'`).
+    static func shownAfterDashes(_ argument: String) -> String {
+        let option = argument.prefix(2)  // `-H`, or `--`
+        let rest = String(argument.dropFirst(2))
+        return rest.isEmpty ? String(option) : option + shown(rest)
+    }
+
+    /// Whether `text` has the shape of an option's name: `-x`, or `--` and lowercase letters,
+    /// digits and dashes (`--max-attempts`). Only those are shown as typed: `-HBearer…` is a value
+    /// attached to `-H`, not a cluster of flags (the tool has no flags one could cluster).
+    static func isOptionName(_ text: Substring) -> Bool {
+        if text.hasPrefix("--") {
+            return text.dropFirst(2).allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        }
+        return text.count == 2 && text.first == "-"
     }
 
     /// Whether `argument` starts with a URL scheme and `://`, such as `https://` or `ftp://`.

@@ -389,6 +389,15 @@ struct ReboundCLITests {
             "'http://h/x?access_token=<redacted>' is invalid for '--deadline"
         ),
         (["fetch", "http://127.0.0.1:1/", "\u{1B}[2Jx"], "Unexpected argument '<redacted>'"),
+        // A value attached to its option, which ArgumentParser does not split and quotes whole.
+        (
+            ["fetch", "-HAuthorization: Basic SECRETaGVsbG8=", "http://127.0.0.1:1/"],
+            "Unknown option '-HAuthorization: <redacted>'"
+        ),
+        (["fetch", "-HAuthorization: Basic SECRET=x=", "http://127.0.0.1:1/"], "'-HAuthorization: <redacted>'"),
+        (["fetch", "--Cookie: session=SECRET2", "http://127.0.0.1:1/"], "Unknown option '--Cookie: <redacted>'"),
+        (["fetch", "-HSECRET2", "--deadline", "x", "http://127.0.0.1:1/"], "Unknown option '-H<redacted>'"),
+        (["fetch", "--bogus", "http://127.0.0.1:1/"], "Unknown option '--bogus'"),
         (["fetch", "-H", "X-\u{1B}[2JSECRET: v", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
         (
             ["fetch", "http://127.0.0.1:1/\u{1B}[2J\r\nok"],
