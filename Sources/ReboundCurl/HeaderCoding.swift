@@ -15,6 +15,12 @@ import HTTPTypes
 /// own line byte by byte twice per request, once into a string and again into the request, while
 /// a line of the list is formatted once and keeps libcurl from adding its own: about 4,500
 /// instructions less per request, the list's own cost included (docs/performance.md).
+///
+/// The request's `Content-Length` and `Transfer-Encoding` are left out: how the body is framed
+/// is the transport's to say, from the body it sends. libcurl sends a caller's framing field as
+/// it is, next to a body of any length, so a wrong one made the server read the rest of the body
+/// as a request of its own (whose answer then came back to the next request on the connection),
+/// or wait for a body that never came.
 struct RequestHeaderList: ~Copyable {
     /// The first node, or `nil` for no list at all.
     let head: UnsafeMutablePointer<curl_slist>?
@@ -34,17 +40,27 @@ struct RequestHeaderList: ~Copyable {
         // Measured first, then written straight into the block: no string per line on the way.
         var additions = Additions(offersEncodings: true, suppressesExpect: sendsBody, suppressesContentType: sendsBody)
         var textSize = 0
+        var framingFields = 0
         for field in fields {
             switch field.name {
             case .acceptEncoding: additions.offersEncodings = false
             case .expect: additions.suppressesExpect = false
             case .contentType: additions.suppressesContentType = false
+            case .contentLength, .transferEncoding:
+                framingFields += 1
+                continue
             default: break
             }
             textSize += Self.byteCount(of: field) + 1
         }
-        var writer = BlockWriter(lines: fields.count + additions.lineCount, textSize: textSize + additions.textSize)
-        for field in fields {
+        let lineCount = fields.count - framingFields + additions.lineCount
+        guard lineCount > 0 else {
+            (head, block) = (nil, nil)
+            return
+        }
+        var writer = BlockWriter(lines: lineCount, textSize: textSize + additions.textSize)
+        // Only a request with a framing field pays for comparing every name again.
+        for field in fields where framingFields == 0 || !Self.isFraming(field.name) {
             writer.append(field.name.rawName)
             // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
             if field.value.isEmpty {
@@ -61,6 +77,11 @@ struct RequestHeaderList: ~Copyable {
 
     deinit {
         block?.deallocate()
+    }
+
+    /// Whether a field says how the body is framed, which only the transport may say.
+    private static func isFraming(_ name: HTTPField.Name) -> Bool {
+        name == .contentLength || name == .transferEncoding
     }
 
     /// The length of a field's line, without its terminating NUL.

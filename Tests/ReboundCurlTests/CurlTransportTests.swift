@@ -144,6 +144,37 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aCallersContentLengthOrTransferEncodingNeverFramesTheBody() async throws {
+        // With the caller's "Content-Length: 0" sent as it is, the body went out after an empty
+        // request: the server read it as a second request, and the transport's next request on
+        // the kept-alive connection got that request's answer instead of its own.
+        try await withLoopback { server, transport in
+            let smuggled = Data("GET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+            var framed = HTTPFields()
+            framed[.contentLength] = "0"
+            let posted = try await transport.send(server.request(.post, "/echo", headers: framed), body: smuggled)
+            let echo = try JSONDecoder().decode(Echo.self, from: posted.body)
+            #expect(echo.bodyLength == smuggled.count)
+            #expect(echo.values(of: "Content-Length") == ["\(smuggled.count)"])
+            let next = try await transport.send(server.request("/hello"))
+            #expect(String(decoding: next.body, as: UTF8.self) == #"{"hello":"world"}"#)
+            #expect(server.requests(to: "/smuggled") == 0)
+
+            // A GET that announces a body it does not have would leave the server waiting for it.
+            var quick = TransportOptions()
+            quick.timeout = .seconds(20)
+            for field in [
+                HTTPField(name: .transferEncoding, value: "chunked"), HTTPField(name: .contentLength, value: "10"),
+            ] {
+                let response = try await transport.send(
+                    server.request(.get, "/echo", headers: HTTPFields([field])), body: nil, options: quick)
+                let echoed = try JSONDecoder().decode(Echo.self, from: response.body)
+                #expect(response.status == .ok, "\(field)")
+                #expect(echoed.values(of: field.name.rawName).isEmpty, "\(field)")
+            }
+        }
+    }
+
     @Test func anyMethodIsSentAsIs() async throws {
         try await withLoopback { server, transport in
             let purge = try await transport.send(server.request(HTTPRequest.Method("PURGE")!, "/echo"))

@@ -60,6 +60,19 @@ import Testing
             lines(of: RequestHeaderList(fields, sendsBody: true)) == ["Accept-Encoding;", "Expect:", "Content-Type:"])
     }
 
+    @Test func theCallersFramingFieldsAreLeftOut() {
+        var fields = HTTPFields()
+        fields[.contentLength] = "0"
+        fields[HTTPField.Name("X-Kept")!] = "1"
+        fields[HTTPField.Name("transfer-encoding")!] = "chunked"
+        #expect(
+            lines(of: RequestHeaderList(fields, sendsBody: true)) == ["X-Kept: 1"] + offered + [
+                "Expect:", "Content-Type:",
+            ])
+        fields[HTTPField.Name("X-Kept")!] = nil
+        #expect(lines(of: RequestHeaderList(fields, sendsBody: false)) == offered)
+    }
+
     @Test func requestsWithoutFieldsShareOneListWithABodyAndOneWithout() {
         let first = RequestHeaderList(HTTPFields(), sendsBody: true)
         let second = RequestHeaderList(HTTPFields(), sendsBody: true)
