@@ -149,9 +149,10 @@ final class CurlEasyHandle: @unchecked Sendable {
         requestsSent > 1 && requestsSent > info(long: CURLINFO_REDIRECT_COUNT) + 1
     }
 
-    /// The message libcurl left in the error buffer, if any.
+    /// The message libcurl left in the error buffer, if any, with the credentials of any URL in it
+    /// redacted (libcurl copies a proxy URL it cannot use into it whole).
     var errorMessage: String? {
-        errorBuffer[0] == 0 ? nil : String(cString: errorBuffer)
+        errorBuffer[0] == 0 ? nil : CurlErrorText.redactingCredentials(String(cString: errorBuffer))
     }
 
     @inline(__always)

@@ -1,0 +1,54 @@
+import CCurl
+import Rebound
+import TestSupport
+import Testing
+
+@testable import ReboundCurl
+
+@Suite struct CurlErrorTextTests {
+    /// libcurl 7.88 copies a proxy it cannot use into its error text whole, and a proxy comes from
+    /// the environment (`http_proxy`): its password went into every failed request's reason,
+    /// context and description, and from there into logs and reports.
+    @Test(arguments: ["http://user:s3cret@127.0.0.1:99999", "ftp://user:s3cret@127.0.0.1:21", "user:s3cret@[::1"])
+    func aProxysCredentialsNeverReachTheErrorText(proxy: String) async throws {
+        let port = try BlackholeListener.unusedPort()
+        let message = await onOwnThread { () -> String? in
+            // As the transport does before its first handle: a handle made first would initialise
+            // libcurl with the C library's memory functions, for the whole process.
+            guard CurlGlobal.initialize(),
+                let handle = CurlTransfer.makeHandle(
+                    certificateAuthorityFile: nil, share: nil, usesProxyEnvironment: false)
+            else { return nil }
+            _ = handle.setURL("http://127.0.0.1:\(port)/")
+            _ = handle.set(CURLOPT_PROXY, proxy)
+            _ = handle.set(CURLOPT_CONNECTTIMEOUT_MS, 5000)
+            _ = curl_easy_perform(handle.raw)
+            return handle.errorMessage
+        }
+        let text = try #require(message)
+        #expect(text.hasPrefix("Unsupported proxy"), "\(text)")
+        #expect(!text.contains("s3cret"), "\(text)")
+        #expect(text.contains("@127.0.0.1") || text.contains("@[::1"), "\(text)")
+    }
+
+    @Test(arguments: [
+        (
+            "Unsupported proxy syntax in 'http://user:s3cret@proxy.test:99999': Port number was not a decimal number",
+            "Unsupported proxy syntax in 'http://<redacted>@proxy.test:99999': Port number was not a decimal number"
+        ),
+        // Between libcurl's quotes, one value: a space, a quote or an @ in the password included.
+        (
+            "Unsupported proxy scheme for 'ftp://user:s3 c'r@et@proxy.test:21'",
+            "Unsupported proxy scheme for 'ftp://<redacted>@proxy.test:21'"
+        ),
+        ("Unsupported proxy syntax in 'user:s3cret@[::1'", "Unsupported proxy syntax in '<redacted>@[::1'"),
+        ("Could not reach http://user:s3cret@proxy.test/ today", "Could not reach http://<redacted>@proxy.test/ today"),
+        (
+            "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server",
+            "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server"
+        ),
+    ])
+    func userInformationIsRedactedWhereverItStands(message: String, expected: String) {
+        #expect(CurlErrorText.redactingCredentials(message) == expected)
+    }
+}
