@@ -381,6 +381,8 @@ final class CurlTransfer: @unchecked Sendable {
         case .responseTooLarge where message.hasPrefix(NetworkErrorCode.http2HeadTooLargeMessage):
             // libcurl's own limits on a response head, which no option changes.
             reason = "The HTTP/2 response head is larger than libcurl accepts (128 KiB)."
+        case .responseTooLarge where code == CURLE_OUT_OF_MEMORY:
+            reason = "A line of the response head is longer than libcurl accepts (100 KiB)."
         case .responseTooLarge:
             reason = "The response head is larger than libcurl accepts (300 KiB)."
         case .insecureRedirect:

@@ -65,6 +65,12 @@ extension NetworkErrorCode {
             self = .protocolError
         case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY:
             self = .proxyFailure
+        case CURLE_OUT_OF_MEMORY where connected:
+            // libcurl 7.88 keeps at most 100 KiB of one line of a response head (the status line
+            // included) and reports a longer one as running out of memory, with no text of its
+            // own. Once a request went out, that is by far the likelier cause: the answer is too
+            // large, and the transport is no less able to run the next request.
+            self = .responseTooLarge
         case CURLE_FAILED_INIT, CURLE_OUT_OF_MEMORY, CURLE_NOT_BUILT_IN:
             self = .transportUnavailable
         case CURLE_BAD_FUNCTION_ARGUMENT, CURLE_UNKNOWN_OPTION, CURLE_SETOPT_OPTION_SYNTAX:

@@ -45,7 +45,9 @@ import Testing
         (CURLE_BAD_CONTENT_ENCODING, true, .protocolError),
         (CURLE_WEIRD_SERVER_REPLY, true, .protocolError),
         (CURLE_COULDNT_RESOLVE_PROXY, false, .proxyFailure),
-        (CURLE_OUT_OF_MEMORY, true, .transportUnavailable),
+        (CURLE_OUT_OF_MEMORY, false, .transportUnavailable),
+        // After the request went out: a line of the response head past libcurl's 100 KiB.
+        (CURLE_OUT_OF_MEMORY, true, .responseTooLarge),
         (CURLE_WRITE_ERROR, true, .other),
         (CURLE_LOGIN_DENIED, true, .other),
     ])

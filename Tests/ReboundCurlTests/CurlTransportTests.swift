@@ -124,6 +124,25 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aResponseHeadLinePastLibcurlsLimitIsTooLargeNotTheTransportUnavailable() async throws {
+        // One field of 150,000 bytes: past the 100 KiB libcurl keeps of one line, though the head
+        // is under its 300 KiB. libcurl says only "Out of memory", which read as the transport
+        // being unavailable (NE18), as if it could not run at all.
+        let long = LoopbackRoute("GET", "/long-line") { _ in
+            .respond(status: 200, headers: [("X-Long", String(repeating: "v", count: 150_000))], body: Array("ok".utf8))
+        }
+        try await withLoopback(routes: [long]) { server, transport in
+            let error = await #expect(throws: NetworkError.self) {
+                try await transport.send(server.request("/long-line"))
+            }
+            #expect(error?.code == .responseTooLarge)
+            #expect(error?.reason == "A line of the response head is longer than libcurl accepts (100 KiB).")
+            #expect(error?.context["curlCode"]?.revealed == "27")
+            let next = try await transport.send(server.request("/hello"))
+            #expect(next.status == .ok)
+        }
+    }
+
     @Test(arguments: [HTTPRequest.Method.post, .put, .patch, .delete])
     func requestBodiesAndHeadersReachTheServer(method: HTTPRequest.Method) async throws {
         try await withLoopback { server, transport in
