@@ -13,10 +13,16 @@ extension NetworkErrorCode {
         switch curlCode {
         case CURLE_WRITE_ERROR where bodyLimitExceeded, CURLE_FILESIZE_EXCEEDED:
             self = .responseTooLarge
-        case CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_UNSUPPORTED_PROTOCOL
+        where message.hasPrefix("Protocol \"") || message.hasPrefix("The redirect target URL"):
             // The transport only sends http and https URLs, so a refused protocol came from a
             // Location header: https to http, or http(s) to anything else.
             self = .insecureRedirect
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            // libcurl refuses the server's answer itself with the same code: no status line
+            // ("Received HTTP/0.9 when not allowed", a service that is not HTTP), a status that is
+            // not three digits, an HTTP version it does not speak. No redirect is involved.
+            self = .protocolError
         case CURLE_URL_MALFORMAT:
             self = .invalidURL
         case CURLE_OPERATION_TIMEDOUT:

@@ -62,4 +62,24 @@ struct BlackholeListener {
         guard result == 0 else { throw SocketError(operation: "getsockname") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+
+    /// Makes `accept` and `recv` on `socket` give up after 60 seconds, so that a test that
+    /// fails early leaves no thread waiting for ever.
+    static func limitWaits(of socket: Int32) {
+        var limit = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Reads until the end of a request head (the tests' raw servers get no bodies); false if the
+    /// connection closed or failed first.
+    static func readRequestHead(from connection: Int32) -> Bool {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !received.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            received += buffer[..<count]
+        }
+        return true
+    }
 }

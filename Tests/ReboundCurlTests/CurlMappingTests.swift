@@ -38,7 +38,6 @@ import Testing
         (CURLE_PEER_FAILED_VERIFICATION, true, .tlsFailure),
         (CURLE_SSL_CONNECT_ERROR, true, .tlsFailure),
         (CURLE_TOO_MANY_REDIRECTS, true, .tooManyRedirects),
-        (CURLE_UNSUPPORTED_PROTOCOL, true, .insecureRedirect),
         (CURLE_FILESIZE_EXCEEDED, true, .responseTooLarge),
         (CURLE_URL_MALFORMAT, false, .invalidURL),
         (CURLE_HTTP2, true, .protocolError),
@@ -96,6 +95,22 @@ import Testing
         let code = NetworkErrorCode(
             curlCode: CURLE_RECV_ERROR, message: message, bodyLimitExceeded: false, connected: true)
         #expect(code == .protocolError)
+    }
+
+    @Test(arguments: [
+        ("Protocol \"ftp\" not supported or disabled in libcurl", NetworkErrorCode.insecureRedirect),
+        ("Protocol \"http\" not supported or disabled in libcurl", .insecureRedirect),
+        ("The redirect target URL could not be parsed: Unsupported URL scheme", .insecureRedirect),
+        ("Received HTTP/0.9 when not allowed", .protocolError),
+        ("Unsupported response code in HTTP response", .protocolError),
+        ("Unsupported HTTP version (3.0) in response", .protocolError),
+    ])
+    func anUnsupportedProtocolIsARefusedRedirectOnlyWhenARedirectWasRefused(
+        message: String, expected: NetworkErrorCode
+    ) {
+        let code = NetworkErrorCode(
+            curlCode: CURLE_UNSUPPORTED_PROTOCOL, message: message, bodyLimitExceeded: false, connected: true)
+        #expect(code == expected)
     }
 
     @Test func aProxysOversizedAnswerToConnectIsAProxyFailure() {

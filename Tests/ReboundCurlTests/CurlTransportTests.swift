@@ -564,6 +564,25 @@ struct CurlTransportTests {
         }
     }
 
+    @Test(arguments: [
+        // What a service that is not HTTP says first, here an SSH server's greeting.
+        ("SSH-2.0-OpenSSH_9.2p1\r\n", "Received HTTP/0.9 when not allowed"),
+        ("HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\nok", "Unsupported response code in HTTP response"),
+        ("HTTP/3.0 200 OK\r\nContent-Length: 2\r\n\r\nok", "Unsupported HTTP version (3.0) in response"),
+    ])
+    func anAnswerLibcurlCannotReadIsAProtocolErrorNotARefusedRedirect(answer: String, reason: String) async throws {
+        // libcurl refuses these with the code it also gives a redirect to another protocol, which
+        // read as insecureRedirect: "A redirect … was refused", with no redirect at all.
+        let server = try RawReplyServer(reply: Array(answer.utf8))
+        let transport = CurlTransport()
+        let request = HTTPRequest(method: .get, scheme: "http", authority: server.authority, path: "/")
+        let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
+        transport.shutdown()
+        await server.stop()
+        #expect(error?.code == .protocolError)
+        #expect(error?.reason == reason)
+    }
+
     @Test func anUnknownHostCannotBeResolved() async throws {
         let transport = CurlTransport()
         defer { transport.shutdown() }

@@ -39,7 +39,7 @@ final class RestartingServer: Sendable {
             Glibc.close(listener)
             throw BlackholeListener.SocketError(operation: "listen")
         }
-        Self.limitWaits(of: listener)
+        BlackholeListener.limitWaits(of: listener)
         Thread { [done] in
             let connection = accept(listener, nil, nil)
             // Only one connection is served, so the listener goes at once: the re-send libcurl
@@ -48,11 +48,11 @@ final class RestartingServer: Sendable {
             // not a refused connection).
             Glibc.close(listener)
             if connection >= 0 {
-                Self.limitWaits(of: connection)
-                if Self.readRequest(from: connection) {
+                BlackholeListener.limitWaits(of: connection)
+                if BlackholeListener.readRequestHead(from: connection) {
                     let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
                     _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    _ = Self.readRequest(from: connection)
+                    _ = BlackholeListener.readRequestHead(from: connection)
                 }
             }
             if connection >= 0 { Glibc.close(connection) }
@@ -64,25 +64,5 @@ final class RestartingServer: Sendable {
     /// is closed.
     func waitUntilClosed() async -> Bool {
         await onOwnThread { [done] in done.wait(timeout: .now() + 60) == .success }
-    }
-
-    /// Makes `accept` and `recv` on `socket` give up after 60 seconds, so that a test that
-    /// fails early leaves no thread waiting for ever.
-    private static func limitWaits(of socket: Int32) {
-        var limit = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    /// Reads until the end of a request head (the client sends no bodies); false if the
-    /// connection closed or failed first.
-    private static func readRequest(from connection: Int32) -> Bool {
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while !received.suffix(4).elementsEqual("\r\n\r\n".utf8) {
-            let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { return false }
-            received += buffer[..<count]
-        }
-        return true
     }
 }
