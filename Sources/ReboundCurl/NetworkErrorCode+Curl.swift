@@ -45,6 +45,11 @@ extension NetworkErrorCode {
             // nghttp2 refused what the server sent on the HTTP/2 connection (a bad header block,
             // a flood of frames): the server broke the protocol, the connection did not just drop.
             self = .protocolError
+        case CURLE_RECV_ERROR where message.hasSuffix(" in chunked-encoding"):
+            // libcurl's chunked decoder refused the body's framing ("Illegal or missing
+            // hexadecimal sequence in chunked-encoding"): the server broke the protocol, the
+            // connection did not drop, and sending again would get the same answer.
+            self = .protocolError
         case CURLE_RECV_ERROR where message.hasPrefix("CONNECT response too large"):
             // The proxy's answer to CONNECT passed libcurl's head limit: the proxy failed.
             self = .proxyFailure
@@ -79,6 +84,11 @@ extension NetworkErrorCode {
             self = .responseTooLarge
         case CURLE_FAILED_INIT, CURLE_OUT_OF_MEMORY, CURLE_NOT_BUILT_IN:
             self = .transportUnavailable
+        case CURLE_BAD_FUNCTION_ARGUMENT where connected:
+            // Once the request went out, what libcurl refuses is the server's answer: its header
+            // store takes a trailer line without a colon for a bad argument ("Failed reading the
+            // chunked-encoded stream"). The request's own options were all accepted before.
+            self = .protocolError
         case CURLE_BAD_FUNCTION_ARGUMENT, CURLE_UNKNOWN_OPTION, CURLE_SETOPT_OPTION_SYNTAX:
             self = .invalidRequest
         default:

@@ -44,6 +44,9 @@ import Testing
         (CURLE_BAD_CONTENT_ENCODING, true, .protocolError),
         (CURLE_WEIRD_SERVER_REPLY, true, .protocolError),
         (CURLE_COULDNT_RESOLVE_PROXY, false, .proxyFailure),
+        (CURLE_BAD_FUNCTION_ARGUMENT, false, .invalidRequest),
+        // After the request went out: the server's answer, such as a trailer line without a colon.
+        (CURLE_BAD_FUNCTION_ARGUMENT, true, .protocolError),
         (CURLE_OUT_OF_MEMORY, false, .transportUnavailable),
         // After the request went out: a line of the response head past libcurl's 100 KiB.
         (CURLE_OUT_OF_MEMORY, true, .responseTooLarge),
@@ -111,6 +114,13 @@ import Testing
         let code = NetworkErrorCode(
             curlCode: CURLE_UNSUPPORTED_PROTOCOL, message: message, bodyLimitExceeded: false, connected: true)
         #expect(code == expected)
+    }
+
+    @Test func aChunkedBodyLibcurlCannotDecodeIsAProtocolErrorNotAReset() {
+        let code = NetworkErrorCode(
+            curlCode: CURLE_RECV_ERROR, message: "Illegal or missing hexadecimal sequence in chunked-encoding",
+            bodyLimitExceeded: false, connected: true)
+        #expect(code == .protocolError)
     }
 
     @Test func aProxysOversizedAnswerToConnectIsAProxyFailure() {

@@ -573,14 +573,25 @@ struct CurlTransportTests {
     func anAnswerLibcurlCannotReadIsAProtocolErrorNotARefusedRedirect(answer: String, reason: String) async throws {
         // libcurl refuses these with the code it also gives a redirect to another protocol, which
         // read as insecureRedirect: "A redirect … was refused", with no redirect at all.
-        let server = try RawReplyServer(reply: Array(answer.utf8))
-        let transport = CurlTransport()
-        let request = HTTPRequest(method: .get, scheme: "http", authority: server.authority, path: "/")
-        let error = await #expect(throws: NetworkError.self) { try await transport.send(request) }
-        transport.shutdown()
-        await server.stop()
+        let error = try await RawReplyServer.error(ofRequestAnswered: answer)
         #expect(error?.code == .protocolError)
         #expect(error?.reason == reason)
+    }
+
+    @Test(arguments: [
+        // A chunk size that is not hexadecimal, and one too long for libcurl: read as a reset
+        // connection, which a retry policy sends again for the same answer.
+        (
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n",
+            NetworkErrorCode.connectionReset
+        ),
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\nok", .connectionReset),
+        // A trailer line without a colon: read as the caller's request being invalid.
+        ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nNo colon\r\n\r\n", .invalidRequest),
+    ])
+    func aBrokenChunkedBodyIsAProtocolError(answer: String, readBefore: NetworkErrorCode) async throws {
+        let error = try await RawReplyServer.error(ofRequestAnswered: answer)
+        #expect(error?.code == .protocolError, "read as \(readBefore) before")
     }
 
     @Test func anUnknownHostCannotBeResolved() async throws {

@@ -1,5 +1,8 @@
 import Foundation
 import Glibc
+import HTTPTypes
+import Rebound
+import ReboundCurl
 import TestSupport
 
 /// A loopback server that answers every request with the same bytes, whatever they are, and then
@@ -43,4 +46,23 @@ final class RawReplyServer: Sendable {
 
     /// The server's address, for a request's authority.
     var authority: String { "127.0.0.1:\(port)" }
+}
+
+extension RawReplyServer {
+    /// What a GET from a new transport fails with when the server answers `answer`; `nil` if it
+    /// succeeds.
+    static func error(ofRequestAnswered answer: String) async throws -> NetworkError? {
+        let server = try RawReplyServer(reply: Array(answer.utf8))
+        let transport = CurlTransport()
+        let request = HTTPRequest(method: .get, scheme: "http", authority: server.authority, path: "/")
+        var failure: NetworkError?
+        do {
+            _ = try await transport.send(request)
+        } catch {
+            failure = error
+        }
+        transport.shutdown()
+        await server.stop()
+        return failure
+    }
 }
