@@ -73,6 +73,9 @@ final class CurlEasyHandle: @unchecked Sendable {
             // any (a libcurl built without zlib), nothing is offered and nothing decoded.
             CurlGlobal.acceptedEncodings.map { set(CURLOPT_ACCEPT_ENCODING, $0) } ?? CURLE_OK,
             set(CURLOPT_TCP_KEEPALIVE, 1),
+            // A proxy's answer to CONNECT is not the server's: kept from the header callback, it
+            // never passes for the head of the response (CurlTransfer.receiveHeaderLine).
+            set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1),
             // A burst to a host not yet connected waits for the first connection to learn
             // whether it multiplexes (HTTP/2), instead of opening a connection per request.
             set(CURLOPT_PIPEWAIT, 1),
@@ -234,6 +237,9 @@ struct ResponseHeadBuffer {
         (base! + count).copyMemory(from: source, byteCount: bytes.count)
         count = needed
     }
+
+    /// Whether no byte of a head was received yet.
+    var isEmpty: Bool { count == 0 }
 
     /// Forgets the bytes, keeping the memory (a new response starts: after a redirect or a 1xx).
     mutating func removeAll() {

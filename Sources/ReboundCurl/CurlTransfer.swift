@@ -66,6 +66,11 @@ final class CurlTransfer: @unchecked Sendable {
     /// Where the loop keeps it while it is active.
     @exclusivity(unchecked) var activeIndex = 0
     @exclusivity(unchecked) var bytesReceived = 0
+    /// Whether the head being received ended (its empty line came): what follows is the body and
+    /// perhaps trailers, or, after an interim response or a redirect, the next response's head.
+    @exclusivity(unchecked) var headEnded = false
+    /// Whether the head being received (1xx or 3xx) may be followed by another response's.
+    @exclusivity(unchecked) var anotherHeadMayFollow = false
     @exclusivity(unchecked) var lastProgressBytes = -1
     @exclusivity(unchecked) var lastProgressTime: UInt64 = 0
 
@@ -283,15 +288,36 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
+    /// Takes one line from libcurl's header callback: a status line, a field, the empty line that
+    /// ends a head, or a trailer field of a chunked body.
+    ///
+    /// Trailer fields are dropped: they are not header fields (RFC 9110, section 6.5.1), and taken
+    /// for them, they added to what the head said after the body, or, shaped like a status line,
+    /// replaced the head whole. Only after an interim response or a redirect, before any body,
+    /// does a status line start a new head, and then the old one is forgotten.
     @inline(__always)
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
         bytesReceived &+= bytes.count
-        // A new status line starts a new response (after a redirect or a 1xx): forget the old head.
-        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[4] == UInt8(ascii: "/")
-        {
+        if headEnded {
+            guard anotherHeadMayFollow, body.isEmpty, let status = ResponseHeadParser.statusCode(ofStatusLine: bytes)
+            else { return }
             easy.head.removeAll()
+            headEnded = false
+            anotherHeadMayFollow = Self.mayBeFollowedByAnotherHead(status)
+        } else if easy.head.isEmpty {
+            anotherHeadMayFollow = Self.mayBeFollowedByAnotherHead(
+                ResponseHeadParser.statusCode(ofStatusLine: bytes) ?? 0)
         }
         easy.head.append(bytes)
+        // libcurl hands the empty line that ends a head over on its own.
+        if bytes[0] == UInt8(ascii: "\r") || bytes[0] == UInt8(ascii: "\n") { headEnded = true }
+    }
+
+    /// An interim response (1xx) is followed by the real one, and a redirect (3xx) by the answer
+    /// from where it points when libcurl follows it. (A proxy's answer to CONNECT never reaches
+    /// the header callback: `CURLOPT_SUPPRESS_CONNECT_HEADERS`.)
+    private static func mayBeFollowedByAnotherHead(_ status: Int) -> Bool {
+        (100..<200).contains(status) || (300..<400).contains(status)
     }
 
     /// Reads what the caller will need from the easy handle, before the loop reuses it.

@@ -216,6 +216,22 @@ enum ResponseHeadParser {
         }
     }
 
+    /// The status code of a status line (`HTTP/1.1 302 Found`, libcurl's `HTTP/2 200 `), `nil` for
+    /// any other line.
+    static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) -> Int? {
+        func isDigit(_ index: Int) -> Bool {
+            index < line.count && line[index] >= UInt8(ascii: "0") && line[index] <= UInt8(ascii: "9")
+        }
+        guard line.count >= 10, line.starts(with: "HTTP/".utf8), isDigit(5) else { return nil }
+        // "HTTP/1.1 " or "HTTP/2 ".
+        let codeStart = line[6] == UInt8(ascii: ".") && isDigit(7) ? 9 : 7
+        guard line[codeStart - 1] == UInt8(ascii: " "), isDigit(codeStart), isDigit(codeStart + 1),
+            isDigit(codeStart + 2),
+            !isDigit(codeStart + 3)
+        else { return nil }
+        return (0..<3).reduce(0) { $0 * 10 + Int(line[codeStart + $1] - UInt8(ascii: "0")) }
+    }
+
     /// The header fields of a raw response head, the status line skipped.
     ///
     /// Lines without a colon, or whose name is not a valid field name, are skipped. Names are kept

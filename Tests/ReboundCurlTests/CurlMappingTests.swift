@@ -18,6 +18,15 @@ import Testing
         #expect(fields.count == 3)
     }
 
+    @Test(arguments: [
+        ("HTTP/1.1 302 Found\r\n", 302), ("HTTP/2 200 \r\n", 200), ("HTTP/1.0 100\r\n", 100),
+        ("HTTP/1.1 2000 OK\r\n", nil), ("HTTP/1.1: 200\r\n", nil), ("HTTPS/1.1 200 OK\r\n", nil),
+        ("Location: /x\r\n", nil), ("\r\n", nil),
+    ])
+    func aStatusLineIsToldFromAnyOtherLine(line: String, code: Int?) {
+        #expect(Array(line.utf8).withUnsafeBytes { ResponseHeadParser.statusCode(ofStatusLine: $0) } == code)
+    }
+
     @Test func anHTTP2HeadHasNoReasonPhrase() {
         let raw = Array("HTTP/2 200\r\ncontent-length: 3\r\n\r\n".utf8)
         let reason = ResponseHeadParser.reasonPhrase(in: raw)

@@ -143,6 +143,30 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func trailersNeitherAddToNorReplaceTheHead() async throws {
+        // A chunked body's trailer fields came after the head's and were read as header fields;
+        // one shaped like a status line even replaced the whole head, its status line included.
+        let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
+        for trailers in ["Location: http://elsewhere.test/\r\n", "HTTP/1.1 301 Moved: x\r\nLocation: /x\r\n"] {
+            for body in ["2\r\nok\r\n0\r\n", "0\r\n"] {
+                let response = try await RawReplyServer.result(ofRequestAnswered: head + body + trailers + "\r\n").get()
+                #expect(response.status == .ok && response.status.reasonPhrase == "OK", "\(trailers)")
+                #expect(
+                    response.head.headerFields.map(\.description) == [
+                        "Transfer-Encoding: chunked", "Content-Type: application/json",
+                    ], "\(trailers) after \(body)")
+            }
+        }
+    }
+
+    @Test func theHeadAfterAnInterimResponseIsTheOneKept() async throws {
+        let answer = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-Final: 1\r\nContent-Length: 2\r\n\r\nok"
+        let response = try await RawReplyServer.result(ofRequestAnswered: answer).get()
+        #expect(response.status == .ok)
+        #expect(response.head.headerFields.map(\.description) == ["X-Final: 1", "Content-Length: 2"])
+        #expect(String(decoding: response.body, as: UTF8.self) == "ok")
+    }
+
     @Test(arguments: [HTTPRequest.Method.post, .put, .patch, .delete])
     func requestBodiesAndHeadersReachTheServer(method: HTTPRequest.Method) async throws {
         try await withLoopback { server, transport in

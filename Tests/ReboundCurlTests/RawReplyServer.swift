@@ -49,20 +49,26 @@ final class RawReplyServer: Sendable {
 }
 
 extension RawReplyServer {
-    /// What a GET from a new transport fails with when the server answers `answer`; `nil` if it
-    /// succeeds.
-    static func error(ofRequestAnswered answer: String) async throws -> NetworkError? {
+    /// What a GET from a new transport gets when the server answers `answer`.
+    static func result(ofRequestAnswered answer: String) async throws -> Result<TransportResponse, NetworkError> {
         let server = try RawReplyServer(reply: Array(answer.utf8))
         let transport = CurlTransport()
         let request = HTTPRequest(method: .get, scheme: "http", authority: server.authority, path: "/")
-        var failure: NetworkError?
+        let result: Result<TransportResponse, NetworkError>
         do {
-            _ = try await transport.send(request)
+            result = .success(try await transport.send(request))
         } catch {
-            failure = error
+            result = .failure(error)
         }
         transport.shutdown()
         await server.stop()
-        return failure
+        return result
+    }
+
+    /// What a GET from a new transport fails with when the server answers `answer`; `nil` if it
+    /// succeeds.
+    static func error(ofRequestAnswered answer: String) async throws -> NetworkError? {
+        guard case .failure(let error) = try await result(ofRequestAnswered: answer) else { return nil }
+        return error
     }
 }
