@@ -50,8 +50,11 @@ extension NetworkErrorCode {
             // hexadecimal sequence in chunked-encoding"): the server broke the protocol, the
             // connection did not drop, and sending again would get the same answer.
             self = .protocolError
-        case CURLE_RECV_ERROR where message.hasPrefix("CONNECT response too large"):
-            // The proxy's answer to CONNECT passed libcurl's head limit: the proxy failed.
+        case CURLE_RECV_ERROR
+        where message.hasPrefix("CONNECT tunnel failed") || message.hasPrefix("CONNECT response too large"):
+            // The proxy refused the tunnel to an https host ("CONNECT tunnel failed, response
+            // 403", or 407 for credentials it wants), or its answer to CONNECT passed libcurl's
+            // head limit: the proxy failed, and sending again would get the same refusal.
             self = .proxyFailure
         case CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
             self = .connectionReset

@@ -41,6 +41,22 @@ struct ReboundCLITests {
         }
     }
 
+    /// A proxy that refuses the tunnel to an https host (this one answers CONNECT with 404, having
+    /// no route for it) failed as a reset connection (NE7), which the fetch retried for the same
+    /// refusal: it is the proxy's failure (NE17), which is not retried.
+    @Test func aProxyThatRefusesTheTunnelIsAProxyFailureAndNotRetried() async throws {
+        try await withServer([]) { proxy in
+            let result = try await Self.rebound(
+                ["fetch", "--json", "https://rebound-proxy-check.invalid/x"] + Self.quickRetries,
+                environment: ["https_proxy": proxy.url("")]
+            )
+            #expect(result.status == 3, "stdout:\n\(result.stdoutText)")
+            let report = try Self.object(result.stdout)
+            let attempts = try #require(report["attempts"] as? [[String: Any]])
+            #expect(attempts.map { $0["error"] as? String } == ["NE17"])
+        }
+    }
+
     @Test func fetchJSONIsOneObjectWithExactlyTheDocumentedKeysTypesAndNulls() async throws {
         try await withServer([Self.replies("/flaky", [.respond(status: 503), .respond(status: 503), .text("hello")])]) {
             server in

@@ -132,10 +132,12 @@ import Testing
         #expect(code == .protocolError)
     }
 
-    @Test func aProxysOversizedAnswerToConnectIsAProxyFailure() {
+    @Test(arguments: [
+        "CONNECT response too large", "CONNECT tunnel failed, response 403", "CONNECT tunnel failed, response 407",
+    ])
+    func aProxysRefusalOrOversizedAnswerToConnectIsAProxyFailure(message: String) {
         let code = NetworkErrorCode(
-            curlCode: CURLE_RECV_ERROR, message: "CONNECT response too large", bodyLimitExceeded: false,
-            connected: true)
+            curlCode: CURLE_RECV_ERROR, message: message, bodyLimitExceeded: false, connected: true)
         #expect(code == .proxyFailure)
     }
 
