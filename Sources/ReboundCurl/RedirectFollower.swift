@@ -102,10 +102,15 @@ enum RedirectFollower {
             next.headerFields[.contentLength] = nil
         }
         if !sameOrigin {
-            next.headerFields = HTTPFields(next.headerFields.filter { !isSecret($0) })
+            // A caller's Host names the first origin, not this one: libcurl drops it too when a
+            // redirect leaves the host.
+            next.headerFields = HTTPFields(next.headerFields.filter { !isSecret($0) && $0.name != host })
         }
         return (next, nextBody)
     }
+
+    /// `Host`, which HTTPTypes spells only through the request's authority.
+    private static let host = HTTPField.Name("Host")!
 
     /// What must not follow a redirect to another origin.
     static func isSecret(_ field: HTTPField) -> Bool {

@@ -766,6 +766,29 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aCallersHostStaysBehindWhenTheTransportFollowsARedirectElsewhere() async throws {
+        // libcurl drops a caller's Host when it follows a redirect to another host; the transport,
+        // following itself for a request with a secret, sent it on: the other server was asked
+        // for the first one's name.
+        let elsewhere = try await LoopbackServer.start(routes: LoopbackRoute.standardTestRoutes)
+        let away = LoopbackRoute("/away") { _ in .respond(status: 302, headers: [("Location", elsewhere.url("/echo"))])
+        }
+        do {
+            try await withLoopback(routes: [away]) { server, transport in
+                var fields = Self.apiKeyMarkedSecret
+                fields[HTTPField.Name("Host")!] = server.authority
+                let moved = try await transport.send(server.request(.get, "/away", headers: fields))
+                let echo = try JSONDecoder().decode(Echo.self, from: moved.body)
+                #expect(moved.info.redirectCount == 1)
+                #expect(echo.values(of: "Host") == [elsewhere.authority])
+            }
+        } catch {
+            try await elsewhere.shutdown()
+            throw error
+        }
+        try await elsewhere.shutdown()
+    }
+
     @Test func redirectsFollowedByTheTransportKeepTheLimitAndTheTotalTimeout() async throws {
         let loop = LoopbackRoute("/loop") { _ in .respond(status: 302, headers: [("Location", "/loop")]) }
         let slow = LoopbackRoute("/slow-hop") { _ in

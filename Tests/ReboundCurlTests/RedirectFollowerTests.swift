@@ -108,10 +108,14 @@ import Testing
     }
 
     @Test(arguments: ["http://b.test/landing", "http://a.test:8080/landing", "https://a.test/landing", "//b.test/x"])
-    func aRedirectToAnotherOriginDropsEverySecret(location: String) throws {
-        let followed = try #require(try next(Self.redirect(301, to: location), Self.request()))
+    func aRedirectToAnotherOriginDropsEverySecretAndTheHost(location: String) throws {
+        var request = Self.request()
+        request.headerFields[HTTPField.Name("Host")!] = "a.test"
+        let followed = try #require(try next(Self.redirect(301, to: location), request))
         let names = followed.request.headerFields.map { $0.name.canonicalName }
         #expect(names == ["x-trace", "content-type"])
+        let stayed = try #require(try next(Self.redirect(301, to: "/landing"), request))
+        #expect(stayed.request.headerFields[HTTPField.Name("Host")!] == "a.test")
     }
 
     @Test func aHostNameWithAnUnderscoreIsFollowed() throws {
