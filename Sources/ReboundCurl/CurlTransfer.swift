@@ -71,6 +71,10 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var headEnded = false
     /// Whether the head being received (1xx or 3xx) may be followed by another response's.
     @exclusivity(unchecked) var anotherHeadMayFollow = false
+    /// The length the head being received announced, once a `Content-Length` came.
+    @exclusivity(unchecked) var announcedLength: Int64?
+    /// Whether the head's `Content-Length` fields disagreed, which ended the transfer.
+    @exclusivity(unchecked) var lengthsDisagree = false
     @exclusivity(unchecked) var lastProgressBytes = -1
     @exclusivity(unchecked) var lastProgressTime: UInt64 = 0
 
@@ -295,22 +299,35 @@ final class CurlTransfer: @unchecked Sendable {
     /// for them, they added to what the head said after the body, or, shaped like a status line,
     /// replaced the head whole. Only after an interim response or a redirect, before any body,
     /// does a status line start a new head, and then the old one is forgotten.
+    ///
+    /// A head whose `Content-Length` fields disagree (`5` and `7`, or `5, 7`) ends the transfer:
+    /// libcurl would take one of them, and which one the server, or a proxy between, meant is
+    /// unknowable, and so is where the next response on the connection starts (RFC 9112, section
+    /// 6.3). Returns false then.
     @inline(__always)
-    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytesReceived &+= bytes.count
         if headEnded {
             guard anotherHeadMayFollow, body.isEmpty, let status = ResponseHeadParser.statusCode(ofStatusLine: bytes)
-            else { return }
+            else { return true }
             easy.head.removeAll()
             headEnded = false
+            announcedLength = nil
             anotherHeadMayFollow = Self.mayBeFollowedByAnotherHead(status)
         } else if easy.head.isEmpty {
             anotherHeadMayFollow = Self.mayBeFollowedByAnotherHead(
                 ResponseHeadParser.statusCode(ofStatusLine: bytes) ?? 0)
+        } else if let length = ResponseHeadParser.announcedLength(inFieldLine: bytes) {
+            if length == ResponseHeadParser.conflictingLengths || (announcedLength ?? length) != length {
+                lengthsDisagree = true
+                return false
+            }
+            announcedLength = length
         }
         easy.head.append(bytes)
         // libcurl hands the empty line that ends a head over on its own.
         if bytes[0] == UInt8(ascii: "\r") || bytes[0] == UInt8(ascii: "\n") { headEnded = true }
+        return true
     }
 
     /// An interim response (1xx) is followed by the real one, and a redirect (3xx) by the answer
@@ -394,6 +411,10 @@ final class CurlTransfer: @unchecked Sendable {
     private func error(for code: CURLcode, _ completion: Completion) -> NetworkError {
         let message = completion.errorMessage ?? String(cString: curl_easy_strerror(code))
         let context: ErrorContext = ["curlCode": "\(code.rawValue)", "curlError": "\(message)"]
+        if code == CURLE_WRITE_ERROR && lengthsDisagree {
+            return NetworkError(
+                .protocolError, reason: "The response's Content-Length fields disagree.", context: context)
+        }
         let errorCode = NetworkErrorCode(
             curlCode: code,
             message: message,
@@ -440,10 +461,11 @@ private let curlWriteBody: curl_write_callback = { pointer, size, count, userDat
 private let curlWriteHeader: curl_write_callback = { pointer, size, count, userData in
     let length = size * count
     guard length > 0, let pointer else { return length }
-    Unmanaged<CurlTransfer>.fromOpaque(userData!)._withUnsafeGuaranteedRef {
+    let accepted = Unmanaged<CurlTransfer>.fromOpaque(userData!)._withUnsafeGuaranteedRef {
         $0.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
     }
-    return length
+    // Less than `length` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
+    return accepted ? length : 0
 }
 
 /// The options of a transfer that may change from one transfer to the next on the same handle, as

@@ -232,6 +232,31 @@ enum ResponseHeadParser {
         return (0..<3).reduce(0) { $0 * 10 + Int(line[codeStart + $1] - UInt8(ascii: "0")) }
     }
 
+    /// The length a `Content-Length` field line announces; `nil` for a line of another field or a
+    /// value that is no number (libcurl judges those itself), and ``conflictingLengths`` for a
+    /// list of lengths that disagree (`5, 7`).
+    static func announcedLength(inFieldLine line: UnsafeRawBufferPointer) -> Int64? {
+        let name = "content-length:".utf8
+        // Most lines are told apart by their first byte.
+        guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c"),
+            zip(line.prefix(name.count), name).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
+        var length: Int64?
+        for element in line.dropFirst(name.count).split(separator: UInt8(ascii: ",")) {
+            let digits = element.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.prefix {
+                $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")
+            }
+            guard !digits.isEmpty, digits.count <= 18 else { return nil }
+            let value = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+            if let length, length != value { return conflictingLengths }
+            length = value
+        }
+        return length
+    }
+
+    /// What ``announcedLength(inFieldLine:)`` says of a list of lengths that disagree.
+    static let conflictingLengths: Int64 = -1
+
     /// The header fields of a raw response head, the status line skipped.
     ///
     /// Lines without a colon, or whose name is not a valid field name, are skipped. Names are kept

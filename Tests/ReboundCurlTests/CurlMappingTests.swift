@@ -27,6 +27,16 @@ import Testing
         #expect(Array(line.utf8).withUnsafeBytes { ResponseHeadParser.statusCode(ofStatusLine: $0) } == code)
     }
 
+    @Test(
+        arguments: [
+            ("Content-Length: 42\r\n", 42), ("content-length:7\r\n", 7), ("CONTENT-LENGTH: 5, 5\r\n", 5),
+            ("Content-Length: 5, 7\r\n", ResponseHeadParser.conflictingLengths), ("Content-Length: x\r\n", nil),
+            ("Content-Type: text/plain\r\n", nil), ("Content-Length-Extra: 5\r\n", nil),
+        ] as [(String, Int64?)])
+    func theLengthAContentLengthLineAnnouncesIsRead(line: String, length: Int64?) {
+        #expect(Array(line.utf8).withUnsafeBytes { ResponseHeadParser.announcedLength(inFieldLine: $0) } == length)
+    }
+
     @Test func anHTTP2HeadHasNoReasonPhrase() {
         let raw = Array("HTTP/2 200\r\ncontent-length: 3\r\n\r\n".utf8)
         let reason = ResponseHeadParser.reasonPhrase(in: raw)

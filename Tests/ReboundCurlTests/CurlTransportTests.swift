@@ -159,6 +159,25 @@ struct CurlTransportTests {
         }
     }
 
+    @Test(arguments: ["Content-Length: 5\r\nContent-Length: 7\r\n", "Content-Length: 5, 7\r\n"])
+    func aResponseWhoseContentLengthsDisagreeIsAProtocolError(fields: String) async throws {
+        // libcurl took the last of two lengths and read the next response's first bytes into the
+        // body ("helloHT"); of a list, it took the first. Which one the server or a proxy between
+        // meant is unknowable, and the rest of the connection with it (RFC 9112, section 6.3).
+        let answer = "HTTP/1.1 200 OK\r\n\(fields)\r\nhelloHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nB2"
+        let error = try await RawReplyServer.error(ofRequestAnswered: answer)
+        #expect(error?.code == .protocolError)
+        #expect(error?.reason == "The response's Content-Length fields disagree.")
+    }
+
+    @Test func aRepeatedContentLengthThatAgreesIsAccepted() async throws {
+        for fields in ["Content-Length: 5\r\nContent-Length: 5\r\n", "Content-Length: 5, 5\r\n"] {
+            let answer = "HTTP/1.1 200 OK\r\n\(fields)\r\nhello"
+            let response = try await RawReplyServer.result(ofRequestAnswered: answer).get()
+            #expect(String(decoding: response.body, as: UTF8.self) == "hello", "\(fields)")
+        }
+    }
+
     @Test func theHeadAfterAnInterimResponseIsTheOneKept() async throws {
         let answer = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-Final: 1\r\nContent-Length: 2\r\n\r\nok"
         let response = try await RawReplyServer.result(ofRequestAnswered: answer).get()
