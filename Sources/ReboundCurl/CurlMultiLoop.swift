@@ -126,6 +126,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     /// Ends every transfer with a cancellation, stops the thread and waits for it.
+    ///
+    /// Called on the loop's own thread (by a task on its executor, or by a transport released
+    /// there), it cannot wait: the thread ends once the current turn is over, and is detached so
+    /// that its stack goes with it rather than staying mapped for a join that never comes.
     func shutdown() {
         let wake = inbox.withLock { inbox -> Bool in
             let wasRunning = !inbox.isShutDown
@@ -133,12 +137,15 @@ final class CurlMultiLoop: @unchecked Sendable {
             return wasRunning
         }
         if wake { curl_multi_wakeup(multi) }
-        if let thread = self.thread.withLock({ thread in
-            defer { thread = nil }; return thread
-        }),
-            pthread_equal(thread, pthread_self()) == 0
-        {
+        guard
+            let thread = self.thread.withLock({ thread in
+                defer { thread = nil }; return thread
+            })
+        else { return }
+        if pthread_equal(thread, pthread_self()) == 0 {
             pthread_join(thread, nil)
+        } else {
+            pthread_detach(thread)
         }
     }
 

@@ -710,6 +710,38 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func aTransportShutDownFromItsOwnExecutorLeavesNoThreadBehind() async throws {
+        // Shut down from a task on its own executor (or released there), a transport cannot wait
+        // for its thread, which is the caller's; the thread was then never joined nor detached,
+        // and its stack stayed mapped after it ended: 8 MiB of address space per transport.
+        // Counted by the stacks' guard pages (one page each, mapped without access), which
+        // nothing else in the process maps at that size.
+        func guardPages() throws -> Int {
+            try String(contentsOfFile: "/proc/self/maps", encoding: .utf8).split(separator: "\n").count { line in
+                let fields = line.split(separator: " ")
+                let bounds = fields.first?.split(separator: "-").compactMap { UInt(String($0), radix: 16) } ?? []
+                return fields.count > 1 && fields[1] == "---p" && bounds.count == 2 && bounds[1] - bounds[0] == 4096
+            }
+        }
+        let transports = 32
+        let before = try guardPages()
+        for _ in 0..<transports {
+            let transport = CurlTransport()
+            let executor = try #require(transport.executor)
+            await withTaskExecutorPreference(executor) { transport.shutdown() }
+        }
+        // Every stack left behind would add one, 32 in all; the bound leaves the threads of tests
+        // running at the same time half of that. The threads end just after their shutdown
+        // returns, so the test waits for them, 30 seconds at most.
+        let bound = transports / 2
+        var grown = try guardPages() - before
+        for _ in 0..<600 where grown >= bound {
+            try await Task.sleep(for: .milliseconds(50))
+            grown = try guardPages() - before
+        }
+        #expect(grown < bound, "\(grown) more thread stacks mapped")
+    }
+
     @Test func shuttingDownEndsTransfersInFlightAndRefusesNewOnes() async throws {
         try await withLoopback { server, transport in
             let task = Task { try await transport.send(server.request("/stall")) }
