@@ -101,28 +101,30 @@ public final class CurlTransport: HTTPTransport {
         return try await perform(request, body: body, options: options)
     }
 
-    /// Sends a request whose secrets must not follow a redirect to another host, following its
-    /// redirects here, one transfer per hop, within the request's one total timeout.
+    /// Sends a request whose redirects `RedirectFollower` follows, one transfer per hop, within
+    /// the request's one total timeout.
     private func sendFollowingRedirects(
         _ request: HTTPRequest,
         body: Data?,
         options: TransportOptions,
         max: Int
     ) async throws(NetworkError) -> TransportResponse {
-        let clock = ContinuousClock()
-        let deadline = clock.now + options.timeout
+        // Most requests are not redirected: the first hop has the whole timeout, and only the
+        // following ones read the clock again.
+        let start = ContinuousClock.now
         var hop = options
         hop.redirects = .doNotFollow
         var current = (request: request, body: body)
         var followed = 0
         var newConnections = 0
         while true {
-            let left = clock.now.duration(to: deadline)
-            if followed > 0, left <= .zero {
-                throw NetworkError(.timeout, reason: "The request took longer than \(options.timeout).")
+            if followed > 0 {
+                let left = options.timeout - start.duration(to: .now)
+                guard left > .zero else {
+                    throw NetworkError(.timeout, reason: "The request took longer than \(options.timeout).")
+                }
+                hop.timeout = left
             }
-            // The first hop gets at least what libcurl would: a limit of zero is one millisecond.
-            hop.timeout = Swift.max(left, .milliseconds(1))
             var response: TransportResponse
             do {
                 response = try await perform(current.request, body: current.body, options: hop)

@@ -2,21 +2,27 @@ import Foundation
 import HTTPTypes
 import Rebound
 
-/// Follows redirects on the transport's side, for requests that carry secrets libcurl would
-/// forward to another host.
+/// Follows redirects on the transport's side, one transfer per hop, where libcurl's own following
+/// would do what the transport promises not to.
 ///
-/// libcurl 7.88 drops `Authorization` and `Cookie` when a redirect leaves the host, and nothing
-/// else: a token in a field of another name (`X-Api-Key`) would reach whatever host the redirect
-/// names. A field marked secret (`indexingStrategy = .disallow`, HTTP's "never index" flag for
-/// sensitive values, which `AuthRefreshHandler` sets on its own), or a `Proxy-Authorization`
-/// field, makes the transport follow the redirects itself, one transfer per hop, and drop the
-/// secrets when a hop leaves the origin. Requests without such a field are left to libcurl,
-/// which is faster.
+/// Two kinds of request are followed here:
+/// - One that starts on `http`. libcurl takes the protocols a redirect may lead to once per
+///   transfer, and a request that may go up from `http` to `https` could then come back down to
+///   `http`; here each hop is checked against the one before.
+/// - One that carries secrets libcurl would forward to another host. libcurl 7.88 drops
+///   `Authorization` and `Cookie` when a redirect leaves the host, and nothing else: a token in a
+///   field of another name (`X-Api-Key`) would reach whatever host the redirect names. A field
+///   marked secret (`indexingStrategy = .disallow`, HTTP's "never index" flag for sensitive
+///   values, which `AuthRefreshHandler` sets on its own), or a `Proxy-Authorization` field, is
+///   dropped here when a hop leaves the origin.
+///
+/// Other `https` requests are left to libcurl, which allows them only `https` and is faster.
 enum RedirectFollower {
     /// How many redirects the transport follows itself for `request`, or `nil` when libcurl
     /// follows them (or none are followed).
     static func limitIfFollowedHere(_ request: HTTPRequest, options: TransportOptions) -> Int? {
         guard case .follow(let max) = options.redirects, followsRedirects(request.method) else { return nil }
+        guard request.scheme?.lowercased() == "https" else { return max }
         // libcurl itself drops Authorization and Cookie on a redirect to another host, and nothing else.
         let carriesOtherSecrets = request.headerFields.contains { field in
             field.name == .proxyAuthorization

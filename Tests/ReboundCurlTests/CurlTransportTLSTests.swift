@@ -65,6 +65,20 @@ final class CurlTransportTLSTests {
         #expect(error?.code == .insecureRedirect)
     }
 
+    @Test func aRedirectBackDownToHTTPIsRefusedAfterAnUpgradeToHTTPS() async throws {
+        // http → https is followed; once on https, a hop back to http is the downgrade refused
+        // above, even though the request started on http.
+        let plain = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(server.plainPort)", path: "/up")
+        let upgraded = try await transport.send(plain)
+        #expect(String(decoding: upgraded.body, as: UTF8.self) == "hello over TLS")
+        #expect(upgraded.info.redirectCount == 1)
+
+        var back = plain
+        back.path = "/up-and-back"
+        let error = await #expect(throws: NetworkError.self) { try await transport.send(back) }
+        #expect(error?.code == .insecureRedirect)
+    }
+
     @Test func aRedirectThatStaysOnHTTPSIsFollowed() async throws {
         let response = try await transport.send(request("/to-tls"))
         #expect(response.status == .ok)

@@ -35,12 +35,13 @@ import Testing
         try RedirectFollower.next(after: response, to: request, body: body, followed: followed, max: max)
     }
 
-    @Test func onlyRequestsWithASecretOfTheirOwnNameThatFollowRedirectsAreFollowedHere() {
+    @Test func httpsRequestsAreFollowedHereOnlyWithASecretOfTheirOwnName() {
         var options = TransportOptions()
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(), options: options) == 5)
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.post), options: options) == 5)
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.put), options: options) == nil)
-        var plain = Self.request()
+        let https = (scheme: "https", authority: "a.test")
+        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.get, https), options: options) == 5)
+        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.post, https), options: options) == 5)
+        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.put, https), options: options) == nil)
+        var plain = Self.request(.get, https)
         plain.headerFields[Self.apiKey] = nil
         // Authorization and Cookie alone: libcurl drops them itself on a redirect to another host.
         var marked = plain
@@ -52,6 +53,15 @@ import Testing
             }.filter { $0.name == .authorization || $0.name == .cookie })
         #expect(RedirectFollower.limitIfFollowedHere(plain, options: options) == nil)
         #expect(RedirectFollower.limitIfFollowedHere(marked, options: options) == nil)
+        // On http, whatever the fields: each hop is checked against the one before, so that one
+        // that went up to https does not come back down (libcurl allows a transfer its protocols
+        // once).
+        var http = plain
+        http.scheme = "http"
+        #expect(RedirectFollower.limitIfFollowedHere(http, options: options) == 5)
+        http.scheme = "HTTP"
+        #expect(RedirectFollower.limitIfFollowedHere(http, options: options) == 5)
+        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.put), options: options) == nil)
         options.redirects = .follow(max: 2)
         #expect(RedirectFollower.limitIfFollowedHere(Self.request(), options: options) == 2)
         options.redirects = .doNotFollow

@@ -106,6 +106,8 @@ final class TLSServerFixture: @unchecked Sendable {
                 server {
                     listen 127.0.0.1:\(plainPort);
                     location = /hello { return 200 "hello in clear text"; }
+                    location = /up-and-back { return 302 https://127.0.0.1:\(tlsPort)/to-plain; }
+                    location = /up { return 302 https://127.0.0.1:\(tlsPort)/hello; }
                 }
                 server {
                     listen 127.0.0.1:\(goawayPort) ssl http2;
