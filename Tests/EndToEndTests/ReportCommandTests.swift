@@ -141,7 +141,7 @@ struct ReportCommandTests {
 
         let text = try await ExecutableRunner.run("rebound", ["report", maximum])
         #expect(text.status == 0, "stderr: \(text.stderrText)")
-        #expect(text.stdoutText.contains("9223372036854775807 occurrences of 1 chains in 1 sessions"))
+        #expect(text.stdoutText.contains("9223372036854775807 occurrences of 1 chain in 1 session"))
 
         let json = try await ExecutableRunner.run("rebound", ["report", "--json", halves])
         #expect(json.status == 0, "stderr: \(json.stderrText)")
@@ -156,7 +156,7 @@ struct ReportCommandTests {
 
         let skipped = try await ExecutableRunner.run("rebound", ["report", negative])
         #expect(skipped.status == 0, "stderr: \(skipped.stderrText)")
-        #expect(skipped.stdoutText.contains("1 occurrences of 1 chains in 1 sessions (1 reports)"))
+        #expect(skipped.stdoutText.contains("1 occurrence of 1 chain in 1 session (1 report)"))
         #expect(skipped.stderrText.contains("skipped 1 line(s) that are not reports: \(negative):2"))
     }
 

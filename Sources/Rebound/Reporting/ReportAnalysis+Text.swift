@@ -23,10 +23,10 @@ extension ReportAnalysis {
     public func renderedText(barWidth: Int = 30) -> String {
         var lines: [String] = []
         lines.append(
-            "\(totals.occurrences) occurrences of \(totals.chains) chains in \(totals.sessions) sessions"
-                + " (\(totals.reports) reports)")
+            "\(Self.occurrences(totals.occurrences)) of \(Self.chains(totals.chains)) in "
+                + "\(Self.sessions(totals.sessions)) (\(Self.counted(totals.reports, "report", "reports")))")
         if totals.droppedOccurrences > 0 {
-            lines.append("Dropped by the reporters (caps, full queues): \(totals.droppedOccurrences) occurrences")
+            lines.append("Dropped by the reporters (caps, full queues): \(Self.occurrences(totals.droppedOccurrences))")
         }
 
         lines.append("")
@@ -41,7 +41,7 @@ extension ReportAnalysis {
         lines.append("Top chains by sessions")
         lines += chart(
             topBySessions.map {
-                ($0.chain, $0.sessions, "\(Self.sessions($0.sessions)), \($0.occurrences) occurrences")
+                ($0.chain, $0.sessions, "\(Self.sessions($0.sessions)), \(Self.occurrences($0.occurrences))")
             },
             details: nil,
             barWidth: barWidth
@@ -53,7 +53,7 @@ extension ReportAnalysis {
             builds.map {
                 (
                     $0.build.description, $0.occurrences,
-                    "\($0.occurrences) in \(Self.sessions($0.sessions)), \($0.chains) chains"
+                    "\($0.occurrences) in \(Self.sessions($0.sessions)), \(Self.chains($0.chains))"
                 )
             },
             details: nil,
@@ -64,8 +64,8 @@ extension ReportAnalysis {
             lines.append("")
             let last = comparison.baselineLastBuild.map { "; its last build \($0)" } ?? ""
             lines.append(
-                "Against the baseline (\(comparison.baselineTotals.occurrences) occurrences in "
-                    + "\(comparison.baselineTotals.sessions) sessions\(last))")
+                "Against the baseline (\(Self.occurrences(comparison.baselineTotals.occurrences)) in "
+                    + "\(Self.sessions(comparison.baselineTotals.sessions))\(last))")
 
             lines.append("")
             lines.append("New chains (not in the baseline)")
@@ -82,13 +82,13 @@ extension ReportAnalysis {
             lines.append("")
             lines.append(
                 "Growing chains (occurrences per session ×\(Self.rate(comparison.growthFactor)) or more, "
-                    + "at least \(comparison.minimumGrowingOccurrences) occurrences)")
+                    + "at least \(Self.occurrences(comparison.minimumGrowingOccurrences)))")
             lines += list(
                 comparison.growingChains.map {
                     (
                         $0.chain,
                         "\(Self.rate($0.baselineRatePerSession)) → \(Self.rate($0.ratePerSession)) per session "
-                            + "(×\(Self.rate($0.growth)), \($0.occurrences) occurrences)"
+                            + "(×\(Self.rate($0.growth)), \(Self.occurrences($0.occurrences)))"
                     )
                 })
         }
@@ -129,7 +129,20 @@ extension ReportAnalysis {
     }
 
     private static func sessions(_ count: Int) -> String {
-        count == 1 ? "1 session" : "\(count) sessions"
+        counted(count, "session", "sessions")
+    }
+
+    private static func occurrences(_ count: Int) -> String {
+        counted(count, "occurrence", "occurrences")
+    }
+
+    private static func chains(_ count: Int) -> String {
+        counted(count, "chain", "chains")
+    }
+
+    /// `1 session`, `0 sessions`, `2 sessions`: a count of one reads in the singular.
+    private static func counted(_ count: Int, _ singular: String, _ plural: String) -> String {
+        "\(count) \(count == 1 ? singular : plural)"
     }
 
     private static func padded(_ text: String, _ width: Int) -> String {

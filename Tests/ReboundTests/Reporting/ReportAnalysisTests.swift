@@ -115,6 +115,18 @@ import Testing
         #expect(text.contains("Dropped by the reporters (caps, full queues): 4 occurrences"))
     }
 
+    @Test func aCountOfOneReadsInTheSingular() {
+        // Found running `rebound report` on a file of one report: "1 occurrences of 1 chains in
+        // 1 sessions (1 reports)".
+        let text = ReportAnalysis(reports: [Self.report(1, session: 1)], baseline: [Self.report(2, session: 11)])
+            .renderedText(barWidth: 10)
+        #expect(text.contains("1 occurrence of 1 chain in 1 session (1 report)\n"))
+        #expect(text.contains("  LO43-PR1-NE2  ██████████  1 session, 1 occurrence\n"))
+        #expect(text.contains("1 in 1 session, 1 chain\n"))
+        #expect(text.contains("Against the baseline (1 occurrence in 1 session; its last build"))
+        #expect(!text.contains(" 1 occurrences") && !text.contains(" 1 chains") && !text.contains(" 1 sessions"))
+    }
+
     @Test func controlCharactersFromTheFilesCannotRewriteTheTerminal() {
         let crafted = BuildIdentity(version: "9.9\u{1B}[2J", revision: "abc\r\nFORGED LINE")
         let text = ReportAnalysis(reports: [Self.report(1, session: 1, build: crafted)]).renderedText()
