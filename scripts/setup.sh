@@ -5,7 +5,7 @@
 set -euo pipefail
 
 if ! command -v swift >/dev/null 2>&1; then
-    echo "setup: Swift is not on PATH; install Swift 6.1 or later first (https://swift.org/install)." >&2
+    echo "setup: Swift is not on PATH; install Swift 6.2 or later first (https://swift.org/install)." >&2
     exit 1
 fi
 
