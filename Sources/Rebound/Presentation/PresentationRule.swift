@@ -33,12 +33,13 @@ public struct PresentationRule: Sendable {
     /// | a failed, rejected or exhausted captcha (`RE20`–`RE22`), `BE` captchaInvalid | verificationFailed |
     /// | a failed or rejected refresh (`RE10`–`RE13`), `HT401`, `BE` tokenExpired/unauthorized | sessionExpired |
     /// | `BE` unsupportedClientVersion, `HT426` | updateRequired |
-    /// | `HT429`, `BE` rateLimited, an exhausted retry budget (`RE4`) | rateLimited |
+    /// | `HT429`, `BE` rateLimited | rateLimited |
     /// | `HT502`, `HT503`, `HT504`, `BE` temporarilyUnavailable | serviceUnavailable |
     /// | `BE` validationFailure, `HT422` | invalidInput |
     /// | `NE` timeout or stalled | timedOut |
     /// | `NE` tlsFailure | insecureConnection |
     /// | `NE` cannotResolveHost, cannotConnect, connectTimeout, connectionReset, incompleteResponse, sendFailed | noConnection |
+    /// | an exhausted retry budget (`RE4`) over none of the above | rateLimited |
     ///
     /// Anything else gets ``UserMessage/generic``: not recoverable, shown with its error code.
     public static let standard: [PresentationRule] = [
@@ -61,7 +62,6 @@ public struct PresentationRule: Sendable {
         .when(HTTPStatusCode.no426UpgradeRequired, show: .updateRequired),
         .when(HTTPStatusCode.no429TooManyRequests, show: .rateLimited),
         .when(BackendErrorCode.rateLimited, show: .rateLimited),
-        .when(RecoveryErrorCode.retryBudgetExhausted, show: .rateLimited),
         .when(
             HTTPStatusCode.no502BadGateway, .no503ServiceUnavailable, .no504GatewayTimeout,
             show: .serviceUnavailable
@@ -76,5 +76,8 @@ public struct PresentationRule: Sendable {
             .incompleteResponse, .sendFailed,
             show: .noConnection
         ),
+        // Last: what failed beneath it says more (a 503 is an unavailable service, not the
+        // person's doing); only a failure without a message of its own is shown as a wait.
+        .when(RecoveryErrorCode.retryBudgetExhausted, show: .rateLimited),
     ]
 }

@@ -42,6 +42,21 @@ import Testing
     }
 
     @Test(arguments: [
+        (HTTPError(.no503ServiceUnavailable) as any Error, "serviceUnavailable"),
+        (NetworkError(.timeout), "timedOut"),
+        (NetworkError(.cannotConnect), "noConnection"),
+        (HTTPError(.no429TooManyRequests), "rateLimited"),
+        // Nothing below says more: the client holds back its retries, so wait and try again.
+        (HTTPError(.no500InternalServerError), "rateLimited"),
+    ])
+    func aSpentRetryBudgetShowsWhatFailedBeneathIt(cause: any Error, key: String) {
+        // RE4 means the client stopped retrying; the person is told what went wrong, not that
+        // they sent too much.
+        let error = APIError(.listTasksFailed, cause: RecoveryError(.retryBudgetExhausted, cause: cause))
+        #expect(presenter.present(error).messageKey.rawValue == key)
+    }
+
+    @Test(arguments: [
         (NetworkErrorCode.cannotConnect, "noConnection"),
         (.cannotResolveHost, "noConnection"),
         (.connectTimeout, "noConnection"),
