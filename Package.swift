@@ -79,6 +79,7 @@ let package = Package(
             name: "MockBackendServer",
             dependencies: [
                 "ReboundMockBackend",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import ReboundMockBackend
 
 /// The `mock-backend` command: the task-marketplace mock backend as a standalone server.
@@ -201,6 +202,13 @@ struct MockBackendCommand: AsyncParsableCommand {
         do {
             backend = try await MockBackend.start(
                 configuration: configuration, host: host, port: port, limits: limits, log: log)
+        } catch let error as IOError {
+            // SwiftNIO's own text names its internals and misplaces a parenthesis ("bind(descriptor:
+            // ptr:bytes:): Address already in use) (errno: 98)"); the system's words are enough.
+            Self.writeError(
+                "mock-backend: cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode))) "
+                    + "(errno \(error.errnoCode))")
+            throw ExitCode.failure
         } catch {
             Self.writeError("mock-backend: cannot listen on \(host):\(port): \(error)")
             throw ExitCode.failure

@@ -77,6 +77,17 @@ import Testing
         #expect(result.stdoutText.contains("mock-backend --max-connections 200 --idle-timeout 10"))
     }
 
+    @Test func aTakenPortIsReportedInPlainWords() async throws {
+        let taken = try await LoopbackServer.start(routes: [])
+        let result = try await ExecutableRunner.run("mock-backend", ["--port", "\(taken.port)"])
+        try await taken.shutdown()
+
+        #expect(result.status == 1)
+        #expect(
+            result.stderrText
+                == "mock-backend: cannot listen on 127.0.0.1:\(taken.port): Address already in use (errno 98)\n")
+    }
+
     @Test func aLimitGivenOnTheCommandLineTakesEffect() async throws {
         let backend = try await StandaloneBackend.start(arguments: ["--max-tracked-paths", "1"])
         defer { backend.stop() }
