@@ -71,6 +71,12 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var headEnded = false
     /// Whether the head being received (1xx or 3xx) may be followed by another response's.
     @exclusivity(unchecked) var anotherHeadMayFollow = false
+    /// Whether the head being received is an interim one (1xx), whose request the next head
+    /// answers too; a redirect's (3xx) is followed only by the answer to another request.
+    @exclusivity(unchecked) var headIsInterim = false
+    /// How many requests libcurl had sent (``CurlEasyHandle/requestsSent``) when the head being
+    /// received started.
+    @exclusivity(unchecked) var requestsSentAtHead = 0
     /// The length the head being received announced, once a `Content-Length` came.
     @exclusivity(unchecked) var announcedLength: Int64?
     /// Whether the head's `Content-Length` fields disagreed, which ended the transfer.
@@ -297,8 +303,10 @@ final class CurlTransfer: @unchecked Sendable {
     ///
     /// Trailer fields are dropped: they are not header fields (RFC 9110, section 6.5.1), and taken
     /// for them, they added to what the head said after the body, or, shaped like a status line,
-    /// replaced the head whole. Only after an interim response or a redirect, before any body,
-    /// does a status line start a new head, and then the old one is forgotten.
+    /// replaced the head whole. Only after an interim response, or after a redirect once libcurl
+    /// sent the request it leads to, and before any body, does a status line start a new head,
+    /// and then the old one is forgotten: until libcurl follows a redirect (and when it does not
+    /// follow it at all), what comes after its head is its own body and trailers.
     ///
     /// A head whose `Content-Length` fields disagree (`5` and `7`, or `5, 7`) ends the transfer:
     /// libcurl would take one of them, and which one the server, or a proxy between, meant is
@@ -308,15 +316,15 @@ final class CurlTransfer: @unchecked Sendable {
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytesReceived &+= bytes.count
         if headEnded {
-            guard anotherHeadMayFollow, body.isEmpty, let status = ResponseHeadParser.statusCode(ofStatusLine: bytes)
+            guard anotherHeadMayFollow, body.isEmpty, headIsInterim || easy.requestsSent > requestsSentAtHead,
+                let status = ResponseHeadParser.statusCode(ofStatusLine: bytes)
             else { return true }
             easy.head.removeAll()
             headEnded = false
             announcedLength = nil
-            anotherHeadMayFollow = Self.mayBeFollowedByAnotherHead(status)
+            startHead(status: status)
         } else if easy.head.isEmpty {
-            anotherHeadMayFollow = Self.mayBeFollowedByAnotherHead(
-                ResponseHeadParser.statusCode(ofStatusLine: bytes) ?? 0)
+            startHead(status: ResponseHeadParser.statusCode(ofStatusLine: bytes) ?? 0)
         } else if let length = ResponseHeadParser.announcedLength(inFieldLine: bytes) {
             if length == ResponseHeadParser.conflictingLengths || (announcedLength ?? length) != length {
                 lengthsDisagree = true
@@ -330,11 +338,14 @@ final class CurlTransfer: @unchecked Sendable {
         return true
     }
 
-    /// An interim response (1xx) is followed by the real one, and a redirect (3xx) by the answer
-    /// from where it points when libcurl follows it. (A proxy's answer to CONNECT never reaches
-    /// the header callback: `CURLOPT_SUPPRESS_CONNECT_HEADERS`.)
-    private static func mayBeFollowedByAnotherHead(_ status: Int) -> Bool {
-        (100..<200).contains(status) || (300..<400).contains(status)
+    /// Notes what may follow a head with `status`: an interim response (1xx) is followed by the
+    /// real one, and a redirect (3xx) by the answer from where it points when libcurl follows it.
+    /// (A proxy's answer to CONNECT never reaches the header callback:
+    /// `CURLOPT_SUPPRESS_CONNECT_HEADERS`.)
+    private func startHead(status: Int) {
+        headIsInterim = (100..<200).contains(status)
+        anotherHeadMayFollow = headIsInterim || (300..<400).contains(status)
+        requestsSentAtHead = easy.requestsSent
     }
 
     /// Reads what the caller will need from the easy handle, before the loop reuses it.

@@ -159,6 +159,21 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func trailersAfterARedirectWithAnEmptyBodyLeaveItsHeadAlone() async throws {
+        // A 3xx that libcurl does not follow is the answer, and no other head comes after it: a
+        // trailer shaped like a status line replaced the redirect's head, its Location with the
+        // trailer's, which the transport, following redirects itself, then followed.
+        let answer =
+            "HTTP/1.1 302 Found\r\nLocation: /next\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n"
+            + "HTTP/1.1 200 OK: x\r\nLocation: http://elsewhere.test/\r\n\r\n"
+        var options = TransportOptions()
+        options.redirects = .doNotFollow
+        let response = try await RawReplyServer.result(ofRequestAnswered: answer, options: options).get()
+        #expect(response.status.code == 302 && response.status.reasonPhrase == "Found")
+        #expect(
+            response.head.headerFields.map(\.description) == ["Location: /next", "Transfer-Encoding: chunked"])
+    }
+
     @Test(arguments: ["Content-Length: 5\r\nContent-Length: 7\r\n", "Content-Length: 5, 7\r\n"])
     func aResponseWhoseContentLengthsDisagreeIsAProtocolError(fields: String) async throws {
         // libcurl took the last of two lengths and read the next response's first bytes into the
