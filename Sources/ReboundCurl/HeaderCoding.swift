@@ -235,19 +235,25 @@ enum ResponseHeadParser {
     /// The length a `Content-Length` field line announces; `nil` for a line of another field or a
     /// value that is no number (libcurl judges those itself), and ``conflictingLengths`` for a
     /// list of lengths that disagree (`5, 7`).
+    ///
+    /// Lengths are compared as numbers, as libcurl reads them: leading zeros change nothing
+    /// (`007` is 7), and an empty element of a list counts for nothing (`5, , 7` is a list of two,
+    /// RFC 9110, section 5.6.1).
     static func announcedLength(inFieldLine line: UnsafeRawBufferPointer) -> Int64? {
         let name = "content-length:".utf8
         // Most lines are told apart by their first byte.
         guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c"),
             zip(line.prefix(name.count), name).allSatisfy({ $0 | 0x20 == $1 })
         else { return nil }
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         var length: Int64?
         for element in line.dropFirst(name.count).split(separator: UInt8(ascii: ",")) {
-            let digits = element.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }.prefix {
-                $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")
-            }
-            guard !digits.isEmpty, digits.count <= 18 else { return nil }
-            let value = digits.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
+            let text = element.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+            if text.first == UInt8(ascii: "\r") || text.first == UInt8(ascii: "\n") || text.isEmpty { continue }
+            let digits = text.prefix(while: isDigit)
+            let significant = digits.drop { $0 == UInt8(ascii: "0") }
+            guard !digits.isEmpty, significant.count <= 18 else { return nil }
+            let value = significant.reduce(Int64(0)) { $0 * 10 + Int64($1 - UInt8(ascii: "0")) }
             if let length, length != value { return conflictingLengths }
             length = value
         }
