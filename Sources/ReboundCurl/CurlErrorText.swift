@@ -1,3 +1,4 @@
+import CCurl
 import Rebound
 
 /// libcurl's error text, made safe to keep in an error.
@@ -14,7 +15,15 @@ enum CurlErrorText {
     /// libcurl puts what it was given between single quotes: from the first quote to the last is
     /// taken as one value, so that a space, a quote or an `@` in a password hides none of it.
     /// Outside the quotes, each word is taken on its own.
+    ///
+    /// libcurl cuts its text at ``longestText`` bytes, and a long password (a token) takes the
+    /// `@` and the closing quote with it. So in a text that long, all that follows the first
+    /// quote is one value whose end is lost, and all of it after its scheme is redacted.
     static func redactingCredentials(_ text: String) -> String {
+        if text.utf8.count >= longestText, let quote = text.firstRange(of: " '") {
+            return redactingWords(text[..<quote.lowerBound]) + " '"
+                + redactingAfterScheme(text[quote.upperBound...])
+        }
         guard text.contains("@") else { return text }
         guard let open = text.firstIndex(of: "'"), let close = text.lastIndex(of: "'"), open < close else {
             return redactingWords(text[...])
@@ -34,13 +43,25 @@ enum CurlErrorText {
     /// last `@` redacted.
     private static func redactingUserInfo(_ value: Substring) -> String {
         guard let at = value.lastIndex(of: "@") else { return String(value) }
-        var start = value.startIndex
-        if let colon = value.firstIndex(of: ":"), value[colon...].hasPrefix("://"),
-            value[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
-        {
-            start = value.index(colon, offsetBy: 3)
-        }
+        let start = afterScheme(value)
         guard start < at else { return String(value) }
         return String(value[..<start]) + ErrorContext.Value.redactionMarker + String(value[at...])
     }
+
+    /// The value with all that follows its scheme (`http://`, if it starts with one) redacted.
+    private static func redactingAfterScheme(_ value: Substring) -> String {
+        let start = afterScheme(value)
+        return start == value.endIndex ? String(value) : value[..<start] + ErrorContext.Value.redactionMarker
+    }
+
+    /// Where the value's scheme and `://` end; its start if it has none.
+    private static func afterScheme(_ value: Substring) -> Substring.Index {
+        guard let colon = value.firstIndex(of: ":"), value[colon...].hasPrefix("://"),
+            value[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else { return value.startIndex }
+        return value.index(colon, offsetBy: 3)
+    }
+
+    /// The longest text libcurl writes: its error buffer, less the terminating NUL.
+    static let longestText = Int(CURL_ERROR_SIZE) - 1
 }

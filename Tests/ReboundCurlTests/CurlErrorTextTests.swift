@@ -11,24 +11,19 @@ import Testing
     /// context and description, and from there into logs and reports.
     @Test(arguments: ["http://user:s3cret@127.0.0.1:99999", "ftp://user:s3cret@127.0.0.1:21", "user:s3cret@[::1"])
     func aProxysCredentialsNeverReachTheErrorText(proxy: String) async throws {
-        let port = try BlackholeListener.unusedPort()
-        let message = await onOwnThread { () -> String? in
-            // As the transport does before its first handle: a handle made first would initialise
-            // libcurl with the C library's memory functions, for the whole process.
-            guard CurlGlobal.initialize(),
-                let handle = CurlTransfer.makeHandle(
-                    certificateAuthorityFile: nil, share: nil, usesProxyEnvironment: false)
-            else { return nil }
-            _ = handle.setURL("http://127.0.0.1:\(port)/")
-            _ = handle.set(CURLOPT_PROXY, proxy)
-            _ = handle.set(CURLOPT_CONNECTTIMEOUT_MS, 5000)
-            _ = curl_easy_perform(handle.raw)
-            return handle.errorMessage
-        }
-        let text = try #require(message)
+        let text = try #require(await Self.errorMessage(ofRequestThrough: proxy))
         #expect(text.hasPrefix("Unsupported proxy"), "\(text)")
         #expect(!text.contains("s3cret"), "\(text)")
         #expect(text.contains("@127.0.0.1") || text.contains("@[::1"), "\(text)")
+    }
+
+    @Test func aPasswordLongerThanLibcurlsTextNeverReachesIt() async throws {
+        // libcurl cuts its text at 255 bytes: the proxy's closing quote and the `@` after a long
+        // password (a token) were cut off, and what was left of the password was kept as it was.
+        let password = String(repeating: "s3cret", count: 50)
+        let text = try #require(await Self.errorMessage(ofRequestThrough: "http://user:\(password)@127.0.0.1:99999"))
+        #expect(text.hasPrefix("Unsupported proxy syntax in 'http://"), "\(text)")
+        #expect(!text.contains("s3cret") && !text.contains("user"), "\(text)")
     }
 
     @Test(arguments: [
@@ -43,6 +38,11 @@ import Testing
         ),
         ("Unsupported proxy syntax in 'user:s3cret@[::1'", "Unsupported proxy syntax in '<redacted>@[::1'"),
         ("Could not reach http://user:s3cret@proxy.test/ today", "Could not reach http://<redacted>@proxy.test/ today"),
+        // Cut at libcurl's 255 bytes, inside the password: no closing quote, no `@`.
+        (
+            String(("Unsupported proxy syntax in 'http://user:" + String(repeating: "s3cret", count: 50)).prefix(255)),
+            "Unsupported proxy syntax in 'http://<redacted>"
+        ),
         (
             "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server",
             "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server"
@@ -50,5 +50,23 @@ import Testing
     ])
     func userInformationIsRedactedWhereverItStands(message: String, expected: String) {
         #expect(CurlErrorText.redactingCredentials(message) == expected)
+    }
+
+    /// The error text of a request from a handle of the transport's kind through `proxy`.
+    private static func errorMessage(ofRequestThrough proxy: String) async throws -> String? {
+        let port = try BlackholeListener.unusedPort()
+        return await onOwnThread { () -> String? in
+            // As the transport does before its first handle: a handle made first would initialise
+            // libcurl with the C library's memory functions, for the whole process.
+            guard CurlGlobal.initialize(),
+                let handle = CurlTransfer.makeHandle(
+                    certificateAuthorityFile: nil, share: nil, usesProxyEnvironment: false)
+            else { return nil }
+            _ = handle.setURL("http://127.0.0.1:\(port)/")
+            _ = handle.set(CURLOPT_PROXY, proxy)
+            _ = handle.set(CURLOPT_CONNECTTIMEOUT_MS, 5000)
+            _ = curl_easy_perform(handle.raw)
+            return handle.errorMessage
+        }
     }
 }
