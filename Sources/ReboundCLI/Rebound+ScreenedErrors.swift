@@ -38,8 +38,10 @@ extension Rebound {
     /// its value attached (`-HAuthorization: …`) by its option and what is shown of the value.
     ///
     /// A URL or a header field is replaced wherever it appears; any other argument only where it
-    /// is quoted (`'…'`, as ArgumentParser and the tool quote), since a short word such as `1`
-    /// may also be part of the message's own text.
+    /// is quoted (`'…'`, as ArgumentParser and the tool quote), or where ArgumentParser names an
+    /// argument it cannot read as an option at all without quotes (`Invalid option: ---x=…`,
+    /// `Invalid option: -=…`), since a short word such as `1` may also be part of the message's
+    /// own text.
     static func screening(_ message: String, arguments: [String]) -> String {
         let commandNames = Set(configuration.subcommands.compactMap { $0.configuration.commandName })
         // Each quoted text, what to show instead, and whether to replace it unquoted too.
@@ -72,10 +74,13 @@ extension Rebound {
         var screened = message
         // Longest first, so that an argument inside another is not screened on its own first.
         for replacement in replacements.sorted(by: { $0.text.count > $1.text.count }) {
-            screened =
-                replacement.anywhere
-                ? screened.replacingOccurrences(of: replacement.text, with: replacement.shown)
-                : screened.replacingOccurrences(of: "'\(replacement.text)'", with: "'\(replacement.shown)'")
+            if replacement.anywhere {
+                screened = screened.replacingOccurrences(of: replacement.text, with: replacement.shown)
+            } else {
+                screened = screened.replacingOccurrences(of: "'\(replacement.text)'", with: "'\(replacement.shown)'")
+                screened = screened.replacingOccurrences(
+                    of: "Invalid option: \(replacement.text)", with: "Invalid option: \(replacement.shown)")
+            }
         }
         return screened
     }

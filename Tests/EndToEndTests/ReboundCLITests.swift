@@ -414,6 +414,14 @@ struct ReboundCLITests {
         (["fetch", "--Cookie: session=SECRET2", "http://127.0.0.1:1/"], "Unknown option '--Cookie: <redacted>'"),
         (["fetch", "-HSECRET2", "--deadline", "x", "http://127.0.0.1:1/"], "Unknown option '-H<redacted>'"),
         (["fetch", "--bogus", "http://127.0.0.1:1/"], "Unknown option '--bogus'"),
+        // Three dashes, or a dash and `=`, are refused before any option is looked up, in a message
+        // that does not quote the argument.
+        (["fetch", "---x=SECRET2", "http://127.0.0.1:1/"], "Invalid option: ---x=<redacted>"),
+        (["fetch", "---Bearer-SECRET2", "http://127.0.0.1:1/"], "Invalid option: --<redacted>"),
+        (
+            ["fetch", "-=Authorization: Basic SECRET2", "http://127.0.0.1:1/"],
+            "Invalid option: -=Authorization: <redacted>"
+        ),
         (["fetch", "-H", "X-\u{1B}[2JSECRET: v", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
         (
             ["fetch", "http://127.0.0.1:1/\u{1B}[2J\r\nok"],
