@@ -38,6 +38,8 @@ final class CurlTransfer: @unchecked Sendable {
     let easy: CurlEasyHandle
     let stallTimeoutNanoseconds: UInt64
     private let usesTLS: Bool
+    /// Whether the request is a HEAD, whose answer has no body whatever its head says.
+    private let isHead: Bool
     private let headerList: RequestHeaderList
     private let requestBody: UnsafeMutableRawBufferPointer?
 
@@ -77,6 +79,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// How many requests libcurl had sent (``CurlEasyHandle/requestsSent``) when the head being
     /// received started.
     @exclusivity(unchecked) var requestsSentAtHead = 0
+    /// Whether the head being received frames a body by its `Content-Length`: not the answer to
+    /// a HEAD, nor a 1xx, 204 or 304, which end with their head (RFC 9112, section 6.3).
+    @exclusivity(unchecked) var headFramesBody = false
     /// The length the head being received announced, once a `Content-Length` came.
     @exclusivity(unchecked) var announcedLength: Int64?
     /// Whether the head's `Content-Length` fields disagreed, which ended the transfer.
@@ -95,6 +100,7 @@ final class CurlTransfer: @unchecked Sendable {
         self.options = options
         self.easy = easy
         usesTLS = target.usesTLS
+        isHead = request.method == .head
         if let previous = easy.settings, previous.stallTimeout == options.stallTimeout {
             stallTimeoutNanoseconds = previous.stallTimeoutNanoseconds
         } else {
@@ -311,7 +317,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// A head whose `Content-Length` fields disagree (`5` and `7`, or `5, 7`) ends the transfer:
     /// libcurl would take one of them, and which one the server, or a proxy between, meant is
     /// unknowable, and so is where the next response on the connection starts (RFC 9112, section
-    /// 6.3). Returns false then.
+    /// 6.3). Returns false then. (Not for a head that frames no body: see ``headFramesBody``.)
     @inline(__always)
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytesReceived &+= bytes.count
@@ -325,7 +331,7 @@ final class CurlTransfer: @unchecked Sendable {
             startHead(status: status)
         } else if easy.head.isEmpty {
             startHead(status: ResponseHeadParser.statusCode(ofStatusLine: bytes) ?? 0)
-        } else if let length = ResponseHeadParser.announcedLength(inFieldLine: bytes) {
+        } else if headFramesBody, let length = ResponseHeadParser.announcedLength(inFieldLine: bytes) {
             if length == ResponseHeadParser.conflictingLengths || (announcedLength ?? length) != length {
                 lengthsDisagree = true
                 return false
@@ -346,6 +352,7 @@ final class CurlTransfer: @unchecked Sendable {
         headIsInterim = (100..<200).contains(status)
         anotherHeadMayFollow = headIsInterim || (300..<400).contains(status)
         requestsSentAtHead = easy.requestsSent
+        headFramesBody = !isHead && !headIsInterim && status != 204 && status != 304
     }
 
     /// Reads what the caller will need from the easy handle, before the loop reuses it.

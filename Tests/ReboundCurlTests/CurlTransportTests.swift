@@ -191,6 +191,19 @@ struct CurlTransportTests {
         #expect(error?.reason == "The response's Content-Length fields disagree.")
     }
 
+    @Test(arguments: [
+        ("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n", HTTPRequest.Method.get),
+        ("HTTP/1.1 304 Not Modified\r\nContent-Length: 5, 7\r\n\r\n", .get),
+        ("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n", .head),
+    ])
+    func contentLengthsThatFrameNoBodyMayDisagree(answer: String, method: HTTPRequest.Method) async throws {
+        // The answer to a HEAD, a 204 and a 304 end with their head, whatever Content-Length says
+        // (RFC 9112, section 6.3): nothing of the connection is in doubt, and they failed as
+        // protocolError all the same.
+        let response = try await RawReplyServer.result(ofRequestAnswered: answer, method: method).get()
+        #expect(response.body.isEmpty)
+    }
+
     @Test func aRepeatedContentLengthThatAgreesIsAccepted() async throws {
         for fields in ["Content-Length: 5\r\nContent-Length: 5\r\n", "Content-Length: 5, 5\r\n"] {
             let answer = "HTTP/1.1 200 OK\r\n\(fields)\r\nhello"

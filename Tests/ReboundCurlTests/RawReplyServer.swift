@@ -49,13 +49,15 @@ final class RawReplyServer: Sendable {
 }
 
 extension RawReplyServer {
-    /// What a GET from a new transport gets when the server answers `answer`.
+    /// What a request (a GET unless `method` says otherwise) from a new transport gets when the
+    /// server answers `answer`.
     static func result(
-        ofRequestAnswered answer: String, options: TransportOptions = TransportOptions()
+        ofRequestAnswered answer: String, method: HTTPRequest.Method = .get,
+        options: TransportOptions = TransportOptions()
     ) async throws -> Result<TransportResponse, NetworkError> {
         let server = try RawReplyServer(reply: Array(answer.utf8))
         let transport = CurlTransport()
-        let request = HTTPRequest(method: .get, scheme: "http", authority: server.authority, path: "/")
+        let request = HTTPRequest(method: method, scheme: "http", authority: server.authority, path: "/")
         let result: Result<TransportResponse, NetworkError>
         do {
             result = .success(try await transport.send(request, body: nil, options: options))
