@@ -47,7 +47,7 @@ enum RecoveryDecisionBenchmark {
                     AuthRefreshHandler(store: store) { _ in Credential(accessToken: "refreshed") },
                     CaptchaRequiredHandler(solve: { _ in "" }, verify: { _, _ in }),
                 ],
-                clock: TestClock()
+                time: TestClock().timeSource
             )
         }
 

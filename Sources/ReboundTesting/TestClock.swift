@@ -1,4 +1,5 @@
-import Rebound
+public import Foundation
+public import Rebound
 
 /// A `Clock` for unit tests: time moves only when the test says so, and nothing really sleeps.
 ///
@@ -9,6 +10,15 @@ import Rebound
 ///
 /// Either way a sleeping task that is cancelled throws `CancellationError` at once, as
 /// `ContinuousClock` does.
+///
+/// Give the pipeline ``timeSource``: its monotonic time is this clock's, and its date starts at
+/// ``startDate`` and moves with it, so a `Retry-After` date or a credential's expiry is read
+/// against the same time as the waits.
+///
+/// Use ``Mode/immediate`` only where nothing but the pipeline's own waits sleeps: a hook that
+/// suspends is raced against the call's deadline on this clock, and an immediate sleep ends that
+/// race at once. Where hooks suspend (a refresh, a captcha), use ``Mode/manual`` and
+/// ``advance(by:whenSleepersReach:)``.
 public final class TestClock: Clock, Sendable {
     public typealias Duration = Swift.Duration
 
@@ -57,10 +67,34 @@ public final class TestClock: Clock, Sendable {
     }
 
     public let mode: Mode
+    /// The date when the clock's time was zero.
+    public let startDate: Date
     private let state = Locked(State())
 
-    public init(mode: Mode = .immediate) {
+    /// Creates a clock at time zero.
+    ///
+    /// - Parameters:
+    ///   - mode: How sleeps behave.
+    ///   - startDate: The date at time zero (``date`` moves on from it); by default
+    ///     2023-11-14 22:13:20 UTC, a fixed date so that tests are reproducible.
+    public init(mode: Mode = .immediate, startDate: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
         self.mode = mode
+        self.startDate = startDate
+    }
+
+    /// The date now: ``startDate`` plus the time the clock has moved.
+    public var date: Date {
+        let (seconds, attoseconds) = now.offset.components
+        return startDate.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    /// The pipeline's time source on this clock, with ``date`` as its date.
+    public var timeSource: TimeSource {
+        TimeSource(
+            now: { [self] in now.offset },
+            sleep: { [self] in try await sleep(for: $0) },
+            date: { [self] in date }
+        )
     }
 
     public var now: Instant { state.withLock { $0.now } }
@@ -110,6 +144,41 @@ public final class TestClock: Clock, Sendable {
                 }
                 sleeper?.continuation.resume(throwing: CancellationError())
             }
+        }
+    }
+
+    /// Waits (really, briefly) until `count` tasks are sleeping on this manual-mode clock, then
+    /// moves it forward by `duration`: for a test that must let the code under test reach its
+    /// waits (a backoff, a deadline race) before time moves.
+    ///
+    /// - Parameters:
+    ///   - duration: How far to move the clock.
+    ///   - count: How many sleepers to wait for.
+    ///   - patience: The most real time to wait for them.
+    /// - Throws: ``SleepersDidNotArrive`` when fewer than `count` tasks sleep after `patience`;
+    ///   `CancellationError` when the test is cancelled.
+    public func advance(
+        by duration: Swift.Duration,
+        whenSleepersReach count: Int,
+        patience: Swift.Duration = .seconds(30)
+    ) async throws {
+        let giveUp = ContinuousClock.now + patience
+        while sleeperCount < count {
+            guard ContinuousClock.now < giveUp else {
+                throw SleepersDidNotArrive(expected: count, sleeping: sleeperCount)
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        advance(by: duration)
+    }
+
+    /// Fewer tasks slept on the clock than a test waited for.
+    public struct SleepersDidNotArrive: Error, CustomStringConvertible {
+        public let expected: Int
+        public let sleeping: Int
+
+        public var description: String {
+            "Expected \(expected) tasks sleeping on the test clock, found \(sleeping)."
         }
     }
 

@@ -11,8 +11,8 @@ public protocol CredentialStore: Sendable {
     ///
     /// Like any nonisolated `async` function it runs off the caller's actor, so a store may read
     /// the keychain or a file here without blocking an app's main actor. ``AuthRefreshHandler``
-    /// reads it before every attempt; ``InMemoryCredentialStore`` is read there without an
-    /// asynchronous call at all.
+    /// reads it before every attempt, from the pipeline, which already runs off any actor: a
+    /// store that answers from memory returns there without suspending.
     func current() async -> Credential?
 
     /// Makes `credential` the current one, numbered with a generation greater than any before.

@@ -14,12 +14,6 @@ public final class InMemoryCredentialStore: CredentialStore {
     }
 
     public func current() async -> Credential? {
-        currentSynchronously()
-    }
-
-    /// The credential, read without suspending: ``AuthRefreshHandler`` reads it before every
-    /// attempt, and through the `async` requirement that is a hop to the global executor and back.
-    func currentSynchronously() -> Credential? {
         state.withLock { $0.credential }
     }
 

@@ -25,7 +25,9 @@ extension Endpoint where Response: Decodable {
     ///   - body: The request body.
     ///   - errorCode: The code of the API error when the call fails, and of the recovered errors.
     ///   - limits: Limits of this call, replacing the data manager's when set.
-    ///   - decoder: The decoder whose options to decode with; it is never changed.
+    ///   - options: Options that handlers read.
+    ///   - decoder: The decoder whose options to decode with (it is never changed); `nil` for the
+    ///     data manager's.
     ///   - observer: Receives the recovered errors of each response that had any.
     public init(
         resilient method: HTTPRequest.Method,
@@ -34,13 +36,17 @@ extension Endpoint where Response: Decodable {
         body: Data? = nil,
         errorCode: Code,
         limits: RequestLimits? = nil,
-        decoder: JSONDecoder = JSONDecoder(),
+        options: EndpointOptions = EndpointOptions(),
+        decoder: JSONDecoder? = nil,
         observer: (any PartialDecodingObserver)? = nil
     ) {
         let label = Self.label(method: method, path: path)
-        self.init(method, path, headerFields: headerFields, body: body, errorCode: errorCode, limits: limits) {
-            response throws(JSONError) in
-            let (value, digest) = try ResilientDecoding.decode(Response.self, from: response.body, decoder: decoder)
+        self.init(
+            method, EndpointPath(encoded: path), headerFields: headerFields, body: body, errorCode: errorCode,
+            limits: limits, options: options
+        ) { response, managerDecoder throws(JSONError) in
+            let (value, digest) = try ResilientDecoding.decode(
+                Response.self, from: response.body, decoder: decoder ?? managerDecoder)
             if !digest.errors.isEmpty, let observer = observer ?? ResilientDecoding.observer {
                 observer.recovered(digest.errors(under: errorCode, context: ["endpoint": "\(label)"]))
             }

@@ -100,8 +100,6 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     public let store: any CredentialStore
     /// Gets a new credential.
     public let refresher: any CredentialRefresher
-    /// The store, when it is an ``InMemoryCredentialStore``, which can be read without suspending.
-    private let inMemoryStore: InMemoryCredentialStore?
 
     /// How one refresh (or the decision not to make one) ended, shared by all its waiters.
     private enum Outcome: Sendable {
@@ -159,7 +157,6 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         }
     }
 
-    private let clock: PipelineClock
     /// Refreshes in flight, by the generation of the credential they replace (`nil`: none).
     private let flights = SingleFlight<Int?, Outcome>()
     private let state = Locked(State())
@@ -170,18 +167,14 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     ///   - store: Where the credential is kept; the app replaces it on sign-in.
     ///   - refresher: Gets a new credential when the backend rejects the current one.
     ///   - configuration: Which failures to handle, how often to refresh, how to send the token.
-    ///   - clock: Measures the window of ``Configuration/maxRefreshes``; inject a test clock in tests.
     public init(
         store: any CredentialStore,
         refresher: any CredentialRefresher,
-        configuration: Configuration = Configuration(),
-        clock: any Clock<Duration> = ContinuousClock()
+        configuration: Configuration = Configuration()
     ) {
         self.store = store
-        self.inMemoryStore = store as? InMemoryCredentialStore
         self.refresher = refresher
         self.configuration = configuration
-        self.clock = PipelineClock(clock)
     }
 
     /// Creates the handler with a closure that gets a new credential.
@@ -189,26 +182,22 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// - Parameters:
     ///   - store: Where the credential is kept; the app replaces it on sign-in.
     ///   - configuration: Which failures to handle, how often to refresh, how to send the token.
-    ///   - clock: Measures the window of ``Configuration/maxRefreshes``; inject a test clock in tests.
     ///   - refresh: Gets a new credential in place of the expired one (see ``CredentialRefresher``).
     public convenience init(
         store: any CredentialStore,
         configuration: Configuration = Configuration(),
-        clock: any Clock<Duration> = ContinuousClock(),
         refresh: @escaping @Sendable (_ expired: Credential?) async throws -> Credential
     ) {
-        self.init(
-            store: store,
-            refresher: ClosureCredentialRefresher(body: refresh),
-            configuration: configuration,
-            clock: clock
-        )
+        self.init(store: store, refresher: ClosureCredentialRefresher(body: refresh), configuration: configuration)
     }
+
+    /// Only `prepare`: the outcome of an attempt tells this handler nothing `recover` does not.
+    public var hooks: HandlerHooks { .prepare }
 
     /// Sets the credential's header field, replacing any the request had; with no credential in
     /// the store, leaves the request alone.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
-        authorize(&request, with: await currentCredential())
+        authorize(&request, with: await store.current())
     }
 
     /// Sets the header field of `credential`, or leaves the request alone without one.
@@ -232,7 +221,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
 
     public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
         guard isAuthenticationFailure(failure) else { return .cannotHandle }
-        let current = await currentCredential()
+        let current = await store.current()
         forgetFailedRefresh(unlessOf: current)
         if let current, failure.request.headerFields[configuration.headerName] != headerValue(for: current) {
             // A newer credential arrived (another request's refresh, a sign-in) after this request left.
@@ -257,8 +246,9 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         if let earlier = failedRefresh(of: generation) {
             throw refreshFailed(earlier, generation: generation, before: true)
         }
+        let time = failure.context.time
         let outcome = try await flights.run(generation) { [self] in
-            await refreshIfStillCurrent(generation)
+            await refreshIfStillCurrent(generation, at: time)
         }
         switch outcome {
         case .refreshed, .superseded:
@@ -293,12 +283,6 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         flights.waiterCount(for: generation)
     }
 
-    /// The store's credential, read without an asynchronous call when the store allows it.
-    private nonisolated(nonsending) func currentCredential() async -> Credential? {
-        if let inMemoryStore { return inMemoryStore.currentSynchronously() }
-        return await store.current()
-    }
-
     // MARK: - The refresh
 
     /// The body of a flight: refreshes the credential of `generation` unless it is no longer the
@@ -306,10 +290,10 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     ///
     /// It looks at the store again, because a caller may have read it just before the previous
     /// flight replaced the credential: that caller must retry, not refresh a second time.
-    private func refreshIfStillCurrent(_ generation: Int?) async -> Outcome {
-        let current = await currentCredential()
+    private func refreshIfStillCurrent(_ generation: Int?, at time: TimeSource) async -> Outcome {
+        let current = await store.current()
         guard current?.generation == generation else { return .superseded }
-        let now = clock.now()
+        let now = time.now()
         let refusal = state.withLock { state -> Outcome? in
             if let failed = state.failedRefresh, failed.generation == generation {
                 return .failedBefore(failed.error)
@@ -375,17 +359,5 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         let made = Authorization(accessToken: credential.accessToken, value: value, name: configuration.headerName)
         state.authorization = made
         return made
-    }
-}
-
-// `attemptDidSucceed` is the protocol's default, which does nothing.
-extension AuthRefreshHandler: HandlerHookUsage {
-    var usesPrepare: Bool { true }
-    var usesAttemptDidSucceed: Bool { false }
-    /// An in-memory store is read without suspending; any other store is asked asynchronously.
-    var preparesSynchronously: Bool { inMemoryStore != nil }
-
-    func prepareSynchronously(_ request: inout HTTPRequest) {
-        authorize(&request, with: inMemoryStore?.currentSynchronously())
     }
 }

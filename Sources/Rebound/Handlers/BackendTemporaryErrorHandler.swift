@@ -1,4 +1,3 @@
-public import Foundation
 public import HTTPTypes
 
 /// Retries failures that are likely to pass: 502, 503, 504, 429 and transient network failures.
@@ -20,9 +19,13 @@ public import HTTPTypes
 /// fraction of a token and every retryable failure costs one; a failure this handler does not
 /// retry (a 404, a 401, a captcha) leaves the budget as it is.
 ///
-/// Time and randomness are injected: the current date (for HTTP-date `Retry-After`) and the
-/// random generator (for jitter and keys). With ``SeededRandom`` the schedule is
-/// reproducible.
+/// The budget hears every retryable failure through ``attemptDidEnd(_:context:)``, the last
+/// attempt's included, and every success; ``recover(from:)`` charges it (and asks it whether to
+/// retry, in one atomic step) when it is asked first.
+///
+/// Randomness is injected (for jitter and keys): with ``SeededRandom`` the schedule is
+/// reproducible. The date of an HTTP-date `Retry-After` comes from the pipeline's
+/// ``AttemptContext/time``.
 public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     /// What the handler retries and how long it waits.
     ///
@@ -68,7 +71,9 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     /// The budget shared by every request this handler serves.
     public let budget: RetryBudget
     private let random: Locked<any RandomNumberGenerator & Sendable>
-    private let now: @Sendable () -> Date
+    /// The attempts whose failure ``recover(from:)`` charged to the budget, until their outcome
+    /// comes: each attempt ends in one outcome, so the set holds only attempts being decided.
+    private let charged = Locked<Set<AttemptID>>([])
 
     /// Creates the handler.
     ///
@@ -76,26 +81,27 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     ///   - configuration: What to retry and how long to wait.
     ///   - budget: The retry budget; give every handler of one client the same one.
     ///   - random: The source of jitter and idempotency keys; seed it to reproduce a schedule.
-    ///   - now: The current date, for `Retry-After` given as an HTTP date.
     public init(
         configuration: Configuration = Configuration(),
         budget: RetryBudget = RetryBudget(),
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.configuration = configuration
         self.budget = budget
         self.random = Locked(random)
-        self.now = now
     }
+
+    /// `prepare` only adds idempotency keys; the outcome feeds the budget.
+    public var hooks: HandlerHooks { configuration.addsIdempotencyKey ? .all : .attemptDidEnd }
 
     public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
         // An answer no retry fixes (a 404, a 401, a captcha) is neither a success nor a retryable
         // failure: the budget is not told, or such answers would earn retries for other requests
         // and break the bound `RetryBudget` promises against a backend that is down.
-        guard isTransient(failure) else { return .cannotHandle }
-        guard Self.mayRetry(failure.request) else { return .cannotHandle }
-        guard budget.recordFailure() else {
+        guard isRetryable(failure) else { return .cannotHandle }
+        let allowed = budget.recordFailure()
+        charged.withLock { _ = $0.insert(failure.context.id) }
+        guard allowed else {
             throw RecoveryError(
                 .retryBudgetExhausted,
                 cause: failure.error,
@@ -103,7 +109,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
             )
         }
         if let header = failure.response?.head.headerFields[.retryAfter],
-            let requested = RetryAfter.parse(header, now: now())
+            let requested = RetryAfter.parse(header, now: failure.context.time.date())
         {
             switch configuration.retryAfter.wait(requested: requested, timeLeft: failure.timeLeft) {
             case .wait(let delay):
@@ -124,12 +130,32 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
         return .retry(after: delay)
     }
 
+    /// Adds an idempotency key to a request whose method is not idempotent and that has none,
+    /// when ``Configuration/addsIdempotencyKey`` is on.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
-        prepareSynchronously(&request)
+        guard configuration.addsIdempotencyKey, !Self.idempotentMethods.contains(request.method),
+            request.headerFields[Self.idempotencyKey] == nil
+        else { return }
+        request.headerFields[Self.idempotencyKey] = random.withLock { random in Self.uuid(using: &random) }
     }
 
-    public nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {
-        attemptDidSucceedSynchronously(request)
+    /// Refills the budget after a success, and charges it for a retryable failure that
+    /// ``recover(from:)`` did not see (the last attempt's, or one another handler recovered from).
+    public nonisolated(nonsending) func attemptDidEnd(_ outcome: AttemptOutcome, context: AttemptContext) async {
+        switch outcome {
+        case .succeeded:
+            budget.recordSuccess()
+        case .failed(let failure, _):
+            let wasCharged = charged.withLock { $0.remove(context.id) != nil }
+            if !wasCharged, isRetryable(failure) { budget.recordFailure() }
+        case .cancelled, .refused, .abandoned:
+            break
+        }
+    }
+
+    /// Whether the failure is transient and its request may be sent again.
+    private func isRetryable(_ failure: FailedAttempt) -> Bool {
+        isTransient(failure) && Self.mayRetry(failure.request)
     }
 
     /// Whether the failure is one that waiting may cure.
@@ -157,26 +183,6 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
         let hex = bytes.map { String($0, radix: 16).leftPadded(to: 2) }
         return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(
             separator: "-")
-    }
-}
-
-extension BackendTemporaryErrorHandler: HandlerHookUsage {
-    /// `prepare` only adds idempotency keys, and the configuration cannot change.
-    var usesPrepare: Bool { configuration.addsIdempotencyKey }
-    var usesAttemptDidSucceed: Bool { true }
-    var preparesSynchronously: Bool { true }
-
-    /// Adds an idempotency key to a request whose method is not idempotent and that has none.
-    func prepareSynchronously(_ request: inout HTTPRequest) {
-        guard configuration.addsIdempotencyKey, !Self.idempotentMethods.contains(request.method),
-            request.headerFields[Self.idempotencyKey] == nil
-        else { return }
-        request.headerFields[Self.idempotencyKey] = random.withLock { random in Self.uuid(using: &random) }
-    }
-
-    /// Refills the retry budget.
-    func attemptDidSucceedSynchronously(_ request: HTTPRequest) {
-        budget.recordSuccess()
     }
 }
 

@@ -78,6 +78,9 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
     }
 
     private let flights = SingleFlight<String, Outcome>()
+
+    /// None: this handler only recovers.
+    public var hooks: HandlerHooks { [] }
     /// The identifiers of the challenges solved most recently, oldest first.
     private let solved = Locked<[String]>([])
 
@@ -199,10 +202,4 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
     private func isSolved(_ id: String) -> Bool {
         solved.withLock { $0.contains(id) }
     }
-}
-
-// `prepare` and `attemptDidSucceed` are the protocol's defaults, which do nothing.
-extension CaptchaRequiredHandler: HandlerHookUsage {
-    var usesPrepare: Bool { false }
-    var usesAttemptDidSucceed: Bool { false }
 }

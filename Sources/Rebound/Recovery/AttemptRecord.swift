@@ -4,8 +4,8 @@ public struct AttemptRecord: Hashable, Sendable, Codable {
     public var number: Int
     /// The response status, if a response arrived.
     public var status: Int?
-    /// The failure's short chain, or `nil` when the attempt succeeded.
-    public var error: String?
+    /// The failure's chain, or `nil` when the attempt succeeded.
+    public var chain: ErrorChain?
     /// How long the pipeline waited before sending this attempt.
     public var delayBefore: Duration
     /// How long the attempt took, from sending to the classified outcome.
@@ -16,21 +16,28 @@ public struct AttemptRecord: Hashable, Sendable, Codable {
     public init(
         number: Int,
         status: Int?,
-        error: String?,
+        chain: ErrorChain?,
         delayBefore: Duration,
         duration: Duration,
         handler: String? = nil
     ) {
         self.number = number
         self.status = status
-        self.error = error
+        self.chain = chain
         self.delayBefore = delayBefore
         self.duration = duration
         self.handler = handler
     }
+
+    /// The failure's short chain, such as `HT503`, or `nil` when the attempt succeeded.
+    public var error: String? { chain?.short }
+
+    /// Whether the attempt succeeded.
+    public var succeeded: Bool { chain == nil }
 }
 
-/// Every attempt of a request, attached to its final error (``LayerError/attachment(_:)``).
+/// Every attempt of a call, oldest first: attached to a failed call's error
+/// (``LayerError/attachment(_:)``) and returned with a successful one (``APIResponse/history``).
 public struct AttemptHistory: ErrorAttachment, Hashable, Codable {
     /// The attempts, oldest first.
     public var attempts: [AttemptRecord]

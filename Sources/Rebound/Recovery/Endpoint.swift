@@ -4,15 +4,33 @@ public import HTTPTypes
 /// One API call: the method, the path, the body, how to read the answer, and the code of the
 /// caller's API error when it fails.
 ///
+/// The shorthands read as the call they make; the types come from their arguments:
+///
 /// ```swift
-/// let listTasks = Endpoint<[Task], APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed)
-/// let tasks = try await api.send(listTasks)        // throws(APIError)
+/// let tasks = try await api.send(
+///     .get("/v1/tasks", query: ["page": "2"], returning: [TaskItem].self, errorCode: APIErrorCode.listTasksFailed))
+/// try await api.send(.post("/v1/tasks/\(id)/answers", json: answer, errorCode: APIErrorCode.submitFailed))
+/// ```
+///
+/// Values interpolated into the path and query items are percent-encoded (``EndpointPath``). A
+/// JSON body is encoded when the call is sent, with the data manager's encoder: an encoding
+/// failure comes out of `send` as the endpoint's error over a ``JSONError``. An endpoint built
+/// without `returning:` expects no body (a 204, or an answer whose body is ignored).
+///
+/// The spelled-out form builds any call:
+///
+/// ```swift
+/// let listTasks = Endpoint<[TaskItem], APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed)
 /// ```
 public struct Endpoint<Response: Sendable, Code: ErrorCode>: Sendable {
     /// The HTTP method.
     public var method: HTTPRequest.Method
-    /// The path (and query) under the data manager's base URL, such as `/v1/tasks?limit=20`.
+    /// The path and query under the data manager's base URL, as sent (percent-encoded), such as
+    /// `/v1/tasks?limit=20`.
     public var path: String
+    /// The path with its interpolated values replaced by `{}`, such as `/v1/tasks/{}`: how traces
+    /// and metrics may name the endpoint without its values.
+    public var template: String
     /// Header fields of this call.
     public var headerFields: HTTPFields
     /// The request body.
@@ -21,9 +39,25 @@ public struct Endpoint<Response: Sendable, Code: ErrorCode>: Sendable {
     public var errorCode: Code
     /// Limits of this call, replacing the data manager's when set.
     public var limits: RequestLimits?
-    /// Reads a successful response into the result.
-    public var decode: @Sendable (TransportResponse) throws(JSONError) -> Response
+    /// Options that handlers read, such as ``EndpointOptions/skippedHandlers``.
+    public var options: EndpointOptions
+    /// Reads a successful response into the result, with the data manager's decoder.
+    public var decode: @Sendable (TransportResponse, JSONDecoder) throws(JSONError) -> Response
+    /// Encodes the body with the data manager's encoder when the call is sent (JSON bodies).
+    var encodeBody: (@Sendable (JSONEncoder) throws(JSONError) -> Data)?
 
+    /// A call whose answer `decode` reads.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - path: The path and query as sent, already percent-encoded; a path with bytes a path
+    ///     may not hold fails the call with ``NetworkErrorCode/invalidURL``.
+    ///   - headerFields: Header fields of this call.
+    ///   - body: The request body.
+    ///   - errorCode: The code of the API error when the call fails.
+    ///   - limits: Limits of this call, replacing the data manager's.
+    ///   - options: Options that handlers read.
+    ///   - decode: Reads a successful response.
     public init(
         _ method: HTTPRequest.Method,
         _ path: String,
@@ -31,15 +65,64 @@ public struct Endpoint<Response: Sendable, Code: ErrorCode>: Sendable {
         body: Data? = nil,
         errorCode: Code,
         limits: RequestLimits? = nil,
+        options: EndpointOptions = EndpointOptions(),
         decode: @escaping @Sendable (TransportResponse) throws(JSONError) -> Response
     ) {
+        self.init(
+            method, EndpointPath(encoded: path), headerFields: headerFields, body: body, errorCode: errorCode,
+            limits: limits, options: options
+        ) { response, _ throws(JSONError) in try decode(response) }
+    }
+
+    init(
+        _ method: HTTPRequest.Method,
+        _ path: EndpointPath,
+        query: KeyValuePairs<String, String> = [:],
+        headerFields: HTTPFields,
+        body: Data?,
+        errorCode: Code,
+        limits: RequestLimits?,
+        options: EndpointOptions,
+        decode: @escaping @Sendable (TransportResponse, JSONDecoder) throws(JSONError) -> Response
+    ) {
         self.method = method
-        self.path = path
+        self.path = query.isEmpty ? path.encoded : path.encoded + "?" + Self.encoded(query)
+        self.template = path.template
         self.headerFields = headerFields
         self.body = body
         self.errorCode = errorCode
         self.limits = limits
+        self.options = options
         self.decode = decode
+    }
+
+    /// `name=value&…`, each percent-encoded.
+    private static func encoded(_ query: KeyValuePairs<String, String>) -> String {
+        query.map { name, value in
+            PercentEncoding.encode(name, allowing: PercentEncoding.queryBytes) + "="
+                + PercentEncoding.encode(value, allowing: PercentEncoding.queryBytes)
+        }.joined(separator: "&")
+    }
+
+    /// This endpoint with `handlers` left out of its calls (``EndpointOptions/skippedHandlers``).
+    public func skipping(_ handlers: HandlerSelector...) -> Self {
+        var copy = self
+        copy.options.skippedHandlers += handlers
+        return copy
+    }
+
+    /// This endpoint with its body encoded as JSON from `value` when it is sent.
+    func withJSONBody(_ value: some Encodable & Sendable) -> Self {
+        var copy = self
+        copy.encodeBody = { encoder throws(JSONError) in
+            do {
+                return try encoder.encode(value)
+            } catch {
+                throw JSONError(.encodingFailed, cause: error, reason: "The request body could not be encoded.")
+            }
+        }
+        if copy.headerFields[.contentType] == nil { copy.headerFields[.contentType] = "application/json" }
+        return copy
     }
 }
 
@@ -51,34 +134,33 @@ extension Endpoint where Response: Decodable {
         headerFields: HTTPFields = [:],
         body: Data? = nil,
         errorCode: Code,
-        limits: RequestLimits? = nil
+        limits: RequestLimits? = nil,
+        options: EndpointOptions = EndpointOptions()
     ) {
-        self.init(method, path, headerFields: headerFields, body: body, errorCode: errorCode, limits: limits) {
-            response throws(JSONError) in
-            try JSONError.decode(Response.self, from: response.body)
-        }
+        self.init(
+            method, EndpointPath(encoded: path), headerFields: headerFields, body: body, errorCode: errorCode,
+            limits: limits, options: options, decode: Self.decodeJSON
+        )
     }
 
-    /// A call with a JSON body encoded from `value`.
-    ///
-    /// - Throws: ``JSONError`` with ``JSONErrorCode/encodingFailed`` when `value` cannot be encoded.
+    /// A call with a JSON body encoded from `value` when it is sent.
     public init(
         _ method: HTTPRequest.Method,
         _ path: String,
-        json value: some Encodable,
+        json value: some Encodable & Sendable,
         headerFields: HTTPFields = [:],
         errorCode: Code,
-        limits: RequestLimits? = nil
-    ) throws(JSONError) {
-        let body: Data
-        do {
-            body = try JSONEncoder().encode(value)
-        } catch {
-            throw JSONError(.encodingFailed, cause: error, reason: "The request body could not be encoded.")
-        }
-        var fields = headerFields
-        if fields[.contentType] == nil { fields[.contentType] = "application/json" }
-        self.init(method, path, headerFields: fields, body: body, errorCode: errorCode, limits: limits)
+        limits: RequestLimits? = nil,
+        options: EndpointOptions = EndpointOptions()
+    ) {
+        self = Self(method, path, headerFields: headerFields, errorCode: errorCode, limits: limits, options: options)
+            .withJSONBody(value)
+    }
+
+    @Sendable static func decodeJSON(_ response: TransportResponse, with decoder: JSONDecoder) throws(JSONError)
+        -> Response
+    {
+        try JSONError.decode(Response.self, from: response.body, decoder: decoder)
     }
 }
 
@@ -90,11 +172,13 @@ extension Endpoint where Response == TransportResponse {
         headerFields: HTTPFields = [:],
         body: Data? = nil,
         errorCode: Code,
-        limits: RequestLimits? = nil
+        limits: RequestLimits? = nil,
+        options: EndpointOptions = EndpointOptions()
     ) {
-        self.init(method, path, headerFields: headerFields, body: body, errorCode: errorCode, limits: limits) {
-            $0
-        }
+        self.init(
+            method, EndpointPath(encoded: path), headerFields: headerFields, body: body, errorCode: errorCode,
+            limits: limits, options: options
+        ) { response, _ in response }
     }
 }
 

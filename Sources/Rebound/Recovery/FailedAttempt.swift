@@ -12,9 +12,9 @@ public struct FailedAttempt: Sendable {
     public var body: Data?
     /// The response, when one arrived.
     public var response: TransportResponse?
-    /// The number of the attempt that failed, from 1.
-    public var attempt: Int
-    /// Time left before the request's deadline.
+    /// The attempt: its id and number, the deadline, the endpoint's options, the time source.
+    public var context: AttemptContext
+    /// Time left before the request's deadline when the attempt failed.
     public var timeLeft: Duration
     /// How long the pipeline waited before sending this attempt.
     public var delayBefore: Duration
@@ -26,7 +26,7 @@ public struct FailedAttempt: Sendable {
         request: HTTPRequest,
         body: Data?,
         response: TransportResponse?,
-        attempt: Int,
+        context: AttemptContext,
         timeLeft: Duration,
         delayBefore: Duration = .zero,
         history: [AttemptRecord]
@@ -35,11 +35,14 @@ public struct FailedAttempt: Sendable {
         self.request = request
         self.body = body
         self.response = response
-        self.attempt = attempt
+        self.context = context
         self.timeLeft = timeLeft
         self.delayBefore = delayBefore
         self.history = history
     }
+
+    /// The number of the attempt that failed, from 1.
+    public var attempt: Int { context.attempt }
 
     /// The failure's chain.
     public var chain: ErrorChain { ErrorChain(error) }

@@ -23,53 +23,115 @@ public import HTTPTypes
 /// A handler whose own recovery fails (the refresh is rejected, the captcha is cancelled) throws;
 /// that ends the request, and the thrown error becomes part of the final error's chain.
 ///
-/// Only ``recover(from:)`` is required. ``prepare(_:)`` lets a handler adjust every attempt
-/// before it is sent (to add a credential, say), and ``attemptDidSucceed(_:)`` lets it learn of
-/// successes (to refill a retry budget); both do nothing by default.
+/// ## Hooks
+///
+/// Only ``recover(from:)`` is required. Two optional hooks see every attempt, with an
+/// ``AttemptContext`` (the attempt's id and number, the deadline and time left, the endpoint's
+/// options and the pipeline's time source):
+///
+/// - ``prepare(_:context:)`` adjusts the request before it is sent (to add a credential, say),
+///   or refuses the attempt by throwing (a breaker that is open).
+/// - ``attemptDidEnd(_:context:)`` hears how the attempt ended (``AttemptOutcome``): exactly once
+///   for every attempt this handler prepared, whatever happened, so that what `prepare` took
+///   (a permit) is always given back. A failure's outcome comes after the handlers decided about
+///   it, with the record of who did.
+///
+/// ```
+///  prepare (every handler, in order) ─► send ─► judge ─► recover (handlers in order, unless
+///      │ one throws: refused                                  it was the last attempt)
+///      ▼                                                      ▼
+///  attemptDidEnd(.refused)              attemptDidEnd(.succeeded / .failed / .cancelled)
+/// ```
+///
+/// Every hook is called the same way, for built-in handlers and an app's alike, whatever the
+/// clock: it starts on the calling thread, and a hook that returns without suspending is simply
+/// done. One that suspends is raced against the call's deadline and left behind (cancelled) when
+/// the deadline passes first: a `prepare` then ends the call with
+/// ``RecoveryErrorCode/deadlineExceeded``, a `recover` too, and after `attemptDidEnd` the call
+/// goes on. A handler that never uses a hook says so with ``hooks``, and the pipeline does not
+/// call it at all.
+///
+/// The hooks run on the caller's executor (`nonisolated(nonsending)`): the caller is
+/// ``APIDataManager``, which never runs on its own caller's actor, so they start on the global
+/// executor (or on the task's preferred executor, such as the transport's loop under
+/// `withTaskExecutorPreference`). A hook with blocking work should hand it to a thread of its
+/// own behind a continuation.
 public protocol RecoverableErrorHandler: Sendable {
     /// Decides whether this handler can recover from a failed attempt.
     ///
     /// - Parameter failure: The failure, its chain, the request, the response if there was one,
-    ///   the attempt number and the time left.
+    ///   and the attempt's context (number, time left, options, time source).
     /// - Returns: ``RecoveryDecision/cannotHandle`` or ``RecoveryDecision/didHandle(_:)``.
     /// - Throws: The handler's own failure to recover; it ends the request.
     func recover(from failure: FailedAttempt) async throws -> RecoveryDecision
 
-    /// Adjusts a request before each attempt; the default leaves it unchanged.
+    /// Adjusts a request before it is sent; the default calls ``prepare(_:)``.
     ///
-    /// It runs on the caller's executor (`nonisolated(nonsending)`), like ``attemptDidSucceed(_:)``:
-    /// the data manager calls both on every attempt, and a hop to the global executor on the way
-    /// in and out would cost more than the work. The caller is ``APIDataManager``, which never
-    /// runs on its own caller's actor, so both start on the global executor (or on the task's
-    /// preferred executor, such as the transport's loop under `withTaskExecutorPreference`).
-    /// Swift gives a plain `async` witness declared with the conformance the requirement's
-    /// `nonisolated(nonsending)`. `@concurrent` does not take a hook off a task's preferred
-    /// executor; a hook with blocking work should hand it to a thread of its own behind a
-    /// continuation.
+    /// Preparing changes the request for good: what a handler adds once (an idempotency key)
+    /// stays on every later attempt, and what it sets each time (a credential) is replaced.
     ///
-    /// On a real clock the call's deadline bounds both hooks: each runs in a task of its own,
-    /// started on the calling thread, and one still suspended at the deadline is cancelled and
-    /// left behind (a `prepare` ends the call with ``RecoveryErrorCode/deadlineExceeded``; after
-    /// `attemptDidSucceed` the call returns its response). A hook that returns without suspending
-    /// is never cut short.
+    /// - Parameters:
+    ///   - request: The request, as the handlers before this one left it.
+    ///   - context: The attempt.
+    /// - Throws: A failure that refuses the attempt: it is not sent, and the error ends the call
+    ///   as its cause (a ``LayeredError`` as it is, any other error under
+    ///   ``RecoveryErrorCode/handlerFailed``).
+    nonisolated(nonsending) func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws
+
+    /// Hears how an attempt this handler prepared ended; the default calls
+    /// ``attemptDidSucceed(_:)`` for a success.
     ///
-    /// - Throws: A failure that ends the request before it is sent.
+    /// - Parameters:
+    ///   - outcome: How it ended.
+    ///   - context: The attempt.
+    nonisolated(nonsending) func attemptDidEnd(_ outcome: AttemptOutcome, context: AttemptContext) async
+
+    /// The short form of ``prepare(_:context:)``, for handlers that need no context; the default
+    /// leaves the request unchanged.
     nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws
 
-    /// Learns that an attempt succeeded; the default does nothing.
-    ///
-    /// Bounded by the call's deadline like ``prepare(_:)``: one still suspended at the deadline is
-    /// cancelled and left behind, and the call returns its response.
+    /// The short form of ``attemptDidEnd(_:context:)`` for successes; the default does nothing.
     nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async
+
+    /// Which optional hooks the handler uses; the default is both. The pipeline does not call a
+    /// hook left out: a call through an existential on every attempt costs time even when it
+    /// does nothing.
+    var hooks: HandlerHooks { get }
 
     /// A name for logs, metrics and the attempt history; the default is the type's name.
     var name: String { get }
 }
 
+/// The optional hooks of a ``RecoverableErrorHandler`` that the pipeline calls.
+public struct HandlerHooks: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+
+    public init(rawValue: Int) {
+        self.rawValue = rawValue
+    }
+
+    /// ``RecoverableErrorHandler/prepare(_:context:)``.
+    public static let prepare = HandlerHooks(rawValue: 1 << 0)
+    /// ``RecoverableErrorHandler/attemptDidEnd(_:context:)``.
+    public static let attemptDidEnd = HandlerHooks(rawValue: 1 << 1)
+    /// Both hooks.
+    public static let all: HandlerHooks = [.prepare, .attemptDidEnd]
+}
+
 extension RecoverableErrorHandler {
+    public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
+        try await prepare(&request)
+    }
+
+    public nonisolated(nonsending) func attemptDidEnd(_ outcome: AttemptOutcome, context: AttemptContext) async {
+        if case .succeeded(let request, _) = outcome { await attemptDidSucceed(request) }
+    }
+
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {}
 
     public nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {}
+
+    public var hooks: HandlerHooks { .all }
 
     public var name: String { String(describing: Self.self) }
 }

@@ -69,7 +69,7 @@ final class ReportQueue: Sendable {
     private let capacity: Int
     private let sinkTimeout: Duration
     private let flushTimeout: Duration
-    private let clock: PipelineClock
+    private let clock: TimeSource
     private let now: @Sendable () -> Date
 
     init(
@@ -83,7 +83,7 @@ final class ReportQueue: Sendable {
         capacity = max(1, configuration.queueCapacity)
         sinkTimeout = configuration.sinkTimeout
         flushTimeout = configuration.flushTimeout
-        self.clock = PipelineClock(clock)
+        self.clock = TimeSource(clock, date: { Date() })
         self.now = now
         // The task holds the queue until the session ends: `flush(final: true)`, or `finish()`,
         // which the reporter calls when it goes away.
@@ -220,7 +220,7 @@ final class ReportQueue: Sendable {
                     return
                 }
                 let sleeper = Task { [clock] in
-                    do { try await clock.sleep(timeout) } catch { return }
+                    do { try await clock.sleep(for: timeout) } catch { return }
                     self.releaseWaiter(id)
                 }
                 timer.withLock { $0 = sleeper }
@@ -254,7 +254,8 @@ final class ReportQueue: Sendable {
             let outcomes = await withTaskGroup(of: ReportDelivery.Outcome.self) { group in
                 for sink in sinks {
                     group.addTask { [sinkTimeout, clock] in
-                        await ReportDelivery.deliver(item, to: sink, timeout: sinkTimeout, sleep: clock.sleep)
+                        await ReportDelivery.deliver(
+                            item, to: sink, timeout: sinkTimeout, sleep: { try await clock.sleep(for: $0) })
                     }
                 }
                 var outcomes: [ReportDelivery.Outcome] = []

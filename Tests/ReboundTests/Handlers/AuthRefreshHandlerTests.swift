@@ -390,10 +390,9 @@ import Testing
         let store = InMemoryCredentialStore(Self.expired)
         let refresher = FakeRefresher()
         let handler = AuthRefreshHandler(
-            store: store, refresher: refresher, configuration: .init(maxRefreshes: 3, window: .seconds(60)),
-            clock: clock)
+            store: store, refresher: refresher, configuration: .init(maxRefreshes: 3, window: .seconds(60)))
         func failureWithCurrentCredential() async throws -> FailedAttempt {
-            Self.failure(token: try #require(await store.current()).accessToken)
+            Self.failure(token: try #require(await store.current()).accessToken, time: clock.timeSource)
         }
 
         for _ in 0..<3 {
@@ -497,7 +496,7 @@ import Testing
         let api = try APIDataManager(
             baseURL: "https://api.example.com", transport: transport,
             handlers: [BackendTemporaryErrorHandler(), AuthRefreshHandler(store: store, refresher: refresher)],
-            clock: TestClock())
+            time: TestClock(mode: .manual).timeSource)
 
         let profile = try await api.send(Endpoint<Profile, APIErrorCode>(.get, "/v1/me", errorCode: .currentWorker))
         #expect(profile == Profile(name: "Ada"))
@@ -514,7 +513,7 @@ import Testing
         let api = try APIDataManager(
             baseURL: "https://api.example.com", transport: transport,
             handlers: [AuthRefreshHandler(store: InMemoryCredentialStore(Self.expired), refresher: refresher)],
-            clock: TestClock())
+            time: TestClock(mode: .manual).timeSource)
 
         let error = await #expect(throws: APIError.self) {
             try await api.send(Endpoint<Profile, APIErrorCode>(.get, "/v1/me", errorCode: .currentWorker))
@@ -538,18 +537,17 @@ import Testing
         _ status: HTTPResponse.Status = .unauthorized,
         token: String?,
         recoveredBy handlers: [String] = [],
-        error: (any Error)? = nil
+        error: (any Error)? = nil,
+        time: TimeSource = TestClock().timeSource
     ) -> FailedAttempt {
         let head = HTTPResponse(status: status)
         let history = handlers.enumerated().map { index, handler in
-            AttemptRecord(
-                number: index + 1, status: status.code, error: "HT\(status.code)", delayBefore: .zero,
-                duration: .milliseconds(20), handler: handler)
+            AttemptRecord.failed(index + 1, status: status.code, handler: handler)
         }
         return FailedAttempt(
             error: error ?? HTTPError(response: head), request: request(token: token), body: nil,
             response: TransportResponse(head: head), attempt: history.count + 1, timeLeft: .seconds(30),
-            history: history)
+            history: history, time: time)
     }
 
     @Test func anAppsOwnStoreIsReadOffTheCallersActor() async throws {

@@ -223,7 +223,7 @@ import Testing
         let api = try APIDataManager(
             baseURL: "https://api.example.com", transport: transport,
             handlers: [BackendTemporaryErrorHandler(), CaptchaRequiredHandler(solver: solver, verifier: verifier)],
-            clock: TestClock())
+            time: TestClock(mode: .manual).timeSource)
 
         let result = try await api.send(
             Endpoint<Submission, APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed))
@@ -247,7 +247,8 @@ import Testing
         let handler = CaptchaRequiredHandler(
             solver: solver, verifier: verifier, configuration: .init(maxChallengesPerRequest: 1))
         let api = try APIDataManager(
-            baseURL: "https://api.example.com", transport: transport, handlers: [handler], clock: TestClock())
+            baseURL: "https://api.example.com", transport: transport, handlers: [handler],
+            time: TestClock(mode: .manual).timeSource)
 
         let error = await #expect(throws: APIError.self) {
             try await api.send(Endpoint<Submission, APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed))
@@ -286,7 +287,8 @@ import Testing
             solve: { _ in throw CaptchaDismissed() },
             verify: { _, _ in Issue.record("nothing to verify") })
         let api = try APIDataManager(
-            baseURL: "https://api.example.com", transport: transport, handlers: [captcha], clock: TestClock())
+            baseURL: "https://api.example.com", transport: transport, handlers: [captcha],
+            time: TestClock(mode: .manual).timeSource)
         let error = await #expect(throws: APIError.self) {
             try await api.send(Endpoint<Submission, APIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed))
         }
@@ -316,9 +318,7 @@ import Testing
         error: (any Error)? = nil
     ) -> FailedAttempt {
         let history = handlers.enumerated().map { index, handler in
-            AttemptRecord(
-                number: index + 1, status: status.code, error: "BE20-HT\(status.code)", delayBefore: .zero,
-                duration: .milliseconds(20), handler: handler)
+            AttemptRecord.failed(index + 1, status: status.code, handler: handler)
         }
         return FailedAttempt(
             error: error ?? captchaError(status, id: id), request: request, body: nil,

@@ -127,7 +127,9 @@ import Tracing
                 solved.withLock { $0 += 1 }; return "4"
             }, verify: { _, _ in })
         let transport = ScriptedTransport([.json(payload, status: .tooManyRequests), .tasks])
-        let api = try makeManager(transport, handlers: [temporaryHandler(), captcha])
+        // The solve suspends, and so is raced against the deadline: on a manual clock that nobody
+        // advances, the deadline never comes.
+        let api = try makeManager(transport, handlers: [temporaryHandler(), captcha], clock: TestClock(mode: .manual))
         _ = try await api.send(SampleEndpoints.listTasks)
         #expect(solved.withLock { $0 } == 1)
     }
@@ -136,7 +138,8 @@ import Tracing
         let clock = TestClock()
         let transport = ScriptedTransport([
             .status(.serviceUnavailable, retryAfter: "3"),
-            .status(.tooManyRequests, retryAfter: "Tue, 14 Nov 2023 22:13:25 GMT"),  // 5 s after `now`
+            // 8 s after the clock's start date: the first wait moved the date by 3 s, 5 s are left.
+            .status(.tooManyRequests, retryAfter: "Tue, 14 Nov 2023 22:13:28 GMT"),
             .tasks,
         ])
         let api = try makeManager(transport, handlers: [temporaryHandler()], clock: clock)
@@ -348,13 +351,22 @@ import Tracing
     }
 
     @Test func aTaskCancelledWhileItsHandlersDecideEndsWithTheFailureItWasRecoveringFrom() async throws {
+        // The handler cancels the calling task (hooks run in tasks of their own).
+        let call = Locked<Task<[TaskItem], any Error>?>(nil)
         let cancelling = ProbeHandler("cancelling") { _ in
-            withUnsafeCurrentTask { $0?.cancel() }
+            call.withLock { $0?.cancel() }
             return .retryNow
         }
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
         let api = try makeManager(transport, handlers: [cancelling])
-        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        let started = Gate()
+        let task = Task {
+            await started.wait()
+            return try await api.send(SampleEndpoints.listTasks)
+        }
+        call.withLock { $0 = task }
+        started.open()
+        let error = await #expect(throws: APIError.self) { try await task.value }
         #expect(error?.chain.short == "AP8-RE40-HT503")
         #expect(transport.requests.count == 1)
     }
@@ -402,7 +414,7 @@ import Tracing
             baseURL: "https://api.example.com",
             transport: transport,
             handlers: [temporaryHandler()],
-            clock: TestClock(),
+            time: TestClock().timeSource,
             metricsFactory: metrics
         )
         _ = try await api.send(SampleEndpoints.listTasks)
@@ -430,7 +442,7 @@ import Tracing
             baseURL: "https://api.example.com",
             transport: transport,
             handlers: [temporaryHandler()],
-            clock: TestClock(),
+            time: TestClock().timeSource,
             tracer: tracer
         )
         _ = try await api.send(SampleEndpoints.listTasks)

@@ -53,7 +53,7 @@ import Testing
             transport: transport,
             handlers: handlers,
             limits: RequestLimits(deadline: deadline),
-            clock: ContinuousClock()
+            time: .system
         )
     }
 

@@ -44,7 +44,7 @@ func makeManager(
         transport: transport,
         handlers: handlers,
         limits: limits,
-        clock: clock,
+        time: clock.timeSource,
         logger: logger
     )
 }
@@ -62,8 +62,7 @@ func temporaryHandler(
             addsIdempotencyKey: addsIdempotencyKey
         ),
         budget: budget,
-        random: SeededRandom(seed: seed),
-        now: { Date(timeIntervalSince1970: 1_700_000_000) }
+        random: SeededRandom(seed: seed)
     )
 }
 

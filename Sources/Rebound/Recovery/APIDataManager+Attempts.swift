@@ -1,0 +1,463 @@
+public import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+public import Tracing
+
+// The I/O shell of a call: it performs what the `AttemptLoop` asks (prepare, send, recover,
+// wait, report, finish) and tells it what happened. Every decision is the loop's.
+
+extension APIDataManager {
+    /// A handler with what the pipeline reads of it once: its name and the hooks it uses.
+    struct Participant: Sendable {
+        let handler: any RecoverableErrorHandler
+        let name: String
+        let hooks: HandlerHooks
+
+        init(_ handler: any RecoverableErrorHandler) {
+            self.handler = handler
+            name = handler.name
+            hooks = handler.hooks
+        }
+    }
+
+    /// What the loop needs of an endpoint: everything but its types, checked and encoded.
+    @usableFromInline
+    struct CallRequest: Sendable {
+        let method: HTTPRequest.Method
+        let path: String
+        let headerFields: HTTPFields
+        let body: Data?
+        let limits: RequestLimits?
+        let options: EndpointOptions
+        /// The endpoint's error code, whose name labels its metrics.
+        let errorCode: any ErrorCode
+
+        /// The endpoint's call, with its JSON body encoded.
+        ///
+        /// - Throws: ``NetworkErrorCode/invalidURL`` when the path holds a byte a path may not
+        ///   hold; the ``JSONError`` of a body that could not be encoded.
+        @usableFromInline
+        init<Response, Code>(_ endpoint: Endpoint<Response, Code>, encoder: JSONEncoder) throws {
+            if let byte = Self.firstIllegalByte(in: endpoint.path) {
+                throw NetworkError(
+                    .invalidURL,
+                    reason: "The endpoint's path holds a byte a URL may not hold unencoded (0x"
+                        + String(byte, radix: 16, uppercase: true) + "); build it with an interpolated EndpointPath."
+                )
+            }
+            method = endpoint.method
+            path = endpoint.path
+            headerFields = endpoint.headerFields
+            body = try endpoint.encodeBody.map { encode throws(JSONError) in try encode(encoder) } ?? endpoint.body
+            limits = endpoint.limits
+            options = endpoint.options
+            errorCode = endpoint.errorCode
+        }
+
+        /// `GET /v1/tasks`, without the query: queries may carry secrets.
+        var label: String { endpointLabel(method: method, path: path) }
+
+        /// The first byte of `path` (a path and an optional query) that a URL may not hold as it is.
+        private static func firstIllegalByte(in path: String) -> UInt8? {
+            guard let query = path.utf8.firstIndex(of: UInt8(ascii: "?")) else {
+                return EndpointPath(encoded: path).firstIllegalByte
+            }
+            if let byte = EndpointPath(encoded: String(path[..<query])).firstIllegalByte { return byte }
+            // A query holds what a path does, and `?`; `&` and `=` are among the sub-delimiters.
+            let rest = String(path[path.utf8.index(after: query)...]).replacingOccurrences(of: "?", with: "/")
+            return EndpointPath(encoded: rest).firstIllegalByte
+        }
+    }
+
+    /// How a call's attempts ended, before the caller's types make the final value or error.
+    @usableFromInline
+    struct CallEnding {
+        @usableFromInline
+        enum Result {
+            case success(TransportResponse)
+            case failure(any Error)
+        }
+
+        @usableFromInline let result: Result
+        @usableFromInline let history: [AttemptRecord]
+        @usableFromInline let span: (any Span)?
+    }
+
+    /// The numbers of calls: each call's attempts get ids unique in the process.
+    private static let callNumbers = Atomic<UInt64>(0)
+
+    /// Runs a call's attempts until one succeeds (after `decode` took its answer) or the call fails.
+    ///
+    /// It and the other steps of a call are `nonisolated(nonsending)`: they run where
+    /// ``send(_:fileID:line:)`` runs, which is `@concurrent` and so never on the caller's actor.
+    @usableFromInline
+    nonisolated(nonsending) func run(
+        _ call: CallRequest,
+        decode: (TransportResponse) throws(JSONError) -> Void
+    ) async -> CallEnding {
+        let span = tracer.map { Self.startSpan(by: $0, call.label) }
+        defer { span?.end() }
+        var shell = CallShell(
+            manager: self,
+            call: call,
+            number: Self.callNumbers.add(1, ordering: .relaxed).newValue,
+            span: span
+        )
+        let result = await shell.run(decode: decode)
+        return CallEnding(result: result, history: shell.loop.history, span: span)
+    }
+
+    private static func startSpan<T: Tracer>(by tracer: T, _ name: String) -> any Span {
+        tracer.startSpan(name, ofKind: .client)
+    }
+}
+
+/// The state of one call while it runs: the loop, the request as the handlers left it, and
+/// what the actions need to remember between events.
+private struct CallShell {
+    let manager: APIDataManager
+    let call: APIDataManager.CallRequest
+    let span: (any Span)?
+    /// The handlers that take part in this call (the endpoint may skip some).
+    let participants: [APIDataManager.Participant]
+    var loop: AttemptLoop
+    /// The request as the handlers prepared it: preparing changes it for good.
+    var request: HTTPRequest
+    /// For each attempt, how many participants, in order, it reached while being prepared: they
+    /// hear its outcome.
+    var reached: [AttemptID: Int] = [:]
+    /// For each attempt sent, the request as it was sent.
+    var sent: [AttemptID: HTTPRequest] = [:]
+    /// For each failed attempt, what the handlers see of it.
+    var failures: [AttemptID: FailedAttempt] = [:]
+    /// The answer of the attempt that succeeded.
+    var success: (id: AttemptID, response: TransportResponse)?
+    /// A request a deciding handler asked to send instead.
+    var adjusted: HTTPRequest?
+    /// Why a refused attempt was refused, by attempt.
+    var refusals: [AttemptID: (handler: String, error: any Error)] = [:]
+    /// The wait each deciding handler asked for, by attempt, for the log.
+    var delays: [AttemptID: Duration] = [:]
+
+    init(manager: APIDataManager, call: APIDataManager.CallRequest, number: UInt64, span: (any Span)?) {
+        self.manager = manager
+        self.call = call
+        self.span = span
+        let options = call.options
+        participants =
+            options.skippedHandlers.isEmpty
+            ? manager.participants : manager.participants.filter { options.includes($0.handler) }
+        loop = AttemptLoop(
+            call: number, limits: call.limits ?? manager.limits, startedAt: manager.time.now())
+        request = HTTPRequest(
+            method: call.method,
+            scheme: manager.scheme,
+            authority: manager.authority,
+            path: manager.basePath + call.path,
+            headerFields: call.headerFields
+        )
+    }
+
+    nonisolated(nonsending) mutating func run(decode: (TransportResponse) throws(JSONError) -> Void) async
+        -> APIDataManager.CallEnding.Result
+    {
+        var actions = loop.start(now: manager.time.now())
+        var next = 0
+        while next < actions.count {
+            let action = actions[next]
+            next += 1
+            switch action {
+            case .prepare(let id):
+                actions += await prepare(id)
+            case .send(let id, let timeout):
+                actions += await send(id, timeout: timeout, decode: decode)
+            case .recover(let id):
+                actions += await recover(id)
+            case .wait(let delay):
+                do {
+                    try await manager.time.sleep(for: delay)
+                    actions += loop.waited(now: manager.time.now())
+                } catch {
+                    actions += loop.cancelled(now: manager.time.now())
+                }
+            case .scheduleHedge, .cancel:
+                // This shell sends one attempt at a time: it never asks for hedges, and an
+                // attempt's transfer has ended by the time the loop hears of it.
+                break
+            case .report(let id, let ending):
+                await report(id, ending)
+            case .finish(.success(let id)):
+                guard let success, success.id == id else { break }
+                return .success(success.response)
+            case .finish(.failure(let cause)):
+                return .failure(cause)
+            }
+        }
+        // The loop ends every call with `finish`; this is reached only if it did not.
+        return .failure(RecoveryError(.retriesExhausted, reason: "The attempt loop ended without an outcome."))
+    }
+
+    // MARK: - Actions
+
+    private func context(_ id: AttemptID) -> AttemptContext {
+        AttemptContext(
+            id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
+            endpoint: call.label, time: manager.time)
+    }
+
+    /// Asks each participant's `prepare`, in order; the first that throws (or is still at it
+    /// when the deadline passes) refuses the attempt.
+    private nonisolated(nonsending) mutating func prepare(_ id: AttemptID) async -> [AttemptLoop.Action] {
+        if Task.isCancelled {
+            reached[id] = 0
+            return loop.cancelled(now: manager.time.now())
+        }
+        if let adjusted = adjusted.take() { request = adjusted }
+        let context = context(id)
+        for index in participants.indices {
+            let participant = participants[index]
+            guard participant.hooks.contains(.prepare) else { continue }
+            let refusal: any Error
+            do {
+                let handler = participant.handler
+                let before = request
+                let prepared = try await HookCall.bounded(by: context) {
+                    var request = before
+                    try await handler.prepare(&request, context: context)
+                    return request
+                }
+                if let prepared {
+                    request = prepared
+                    continue
+                }
+                refusal = RecoveryError(
+                    .deadlineExceeded, cause: loop.lastFailure,
+                    reason: "The deadline passed while \(participant.name) was preparing attempt \(id.attempt).")
+            } catch {
+                refusal = HookCall.handlerFailure(error)
+            }
+            // The refuser and those before it hear the outcome; those after it were never asked.
+            reached[id] = index + 1
+            refusals[id] = (participant.name, refusal)
+            return loop.refused(id, handler: participant.name, error: refusal, now: manager.time.now())
+        }
+        reached[id] = participants.count
+        return loop.prepared(id, now: manager.time.now())
+    }
+
+    /// Sends the attempt, then judges the answer: a success only once `decode` took it.
+    private nonisolated(nonsending) mutating func send(
+        _ id: AttemptID, timeout: Duration, decode: (TransportResponse) throws(JSONError) -> Void
+    ) async -> [AttemptLoop.Action] {
+        var options = manager.transportOptions
+        options.timeout = timeout
+        let request = self.request
+        sent[id] = request
+        let outcome = await manager.attempt(request, body: call.body, options: options, decode: decode)
+        manager.instruments.recordAttempt(endpoint: call.errorCode.name, succeeded: outcome.isSuccess)
+        let now = manager.time.now()
+        switch outcome {
+        case .success(let response):
+            success = (id, response)
+            return loop.succeeded(id, status: response.status.code, now: now)
+        case .failure(let error, let response):
+            failures[id] = FailedAttempt(
+                error: error,
+                request: request,
+                body: call.body,
+                response: response,
+                context: context(id),
+                timeLeft: loop.deadline - now,
+                delayBefore: loop.attempt(id)?.delayBefore ?? .zero,
+                history: loop.history
+            )
+            let cancelled = error.firstError(in: NetworkErrorCode.self)?.code == .cancelled || Task.isCancelled
+            return loop.failed(id, error: error, status: response?.status.code, cancelled: cancelled, now: now)
+        }
+    }
+
+    /// Asks the participants in order until one recovers; a handler's own failure, or the
+    /// deadline passing while it decides, ends the call.
+    private nonisolated(nonsending) mutating func recover(_ id: AttemptID) async -> [AttemptLoop.Action] {
+        guard let failure = failures[id] else { return [] }
+        var decision = AttemptLoop.Decision.none
+        asking: for participant in participants {
+            do {
+                let handler = participant.handler
+                guard
+                    let decided = try await HookCall.bounded(
+                        by: failure.context,
+                        {
+                            try await handler.recover(from: failure)
+                        })
+                else {
+                    decision = .handlerFailed(
+                        RecoveryError(
+                            .deadlineExceeded, cause: failure.error,
+                            reason: "The deadline passed while \(participant.name) was recovering."))
+                    break asking
+                }
+                if case .didHandle(let plan) = decided {
+                    decision = .retry(handler: participant.name, delay: plan.delay)
+                    adjusted = plan.request
+                    delays[id] = plan.delay
+                    manager.instruments.recordRecovery(handler: participant.name)
+                    break asking
+                }
+            } catch {
+                decision = .handlerFailed(HookCall.handlerFailure(error))
+                break asking
+            }
+        }
+        return loop.decided(id, decision, now: manager.time.now())
+    }
+
+    /// Tells the participants that prepared the attempt how it ended, and logs and traces it.
+    private nonisolated(nonsending) mutating func report(_ id: AttemptID, _ ending: AttemptLoop.Ending) async {
+        let outcome: AttemptOutcome
+        switch ending {
+        case .succeeded:
+            guard let success, let request = sent[id] else { return }
+            outcome = .succeeded(request: request, response: success.response)
+            manager.logger.debug(
+                "attempt succeeded",
+                metadata: [
+                    "endpoint": "\(call.label)", "attempt": "\(id.attempt)",
+                    "status": "\(success.response.status.code)",
+                ])
+        case .failed(let recordIndex):
+            guard let failure = failures.removeValue(forKey: id) else { return }
+            let record = loop.history[recordIndex]
+            outcome = .failed(failure, record: record)
+            logFailure(record, delay: delays.removeValue(forKey: id))
+        case .cancelled:
+            outcome = .cancelled
+        case .refused:
+            let refusal = refusals.removeValue(forKey: id)
+            outcome = .refused(
+                handler: refusal?.handler,
+                error: refusal?.error ?? RecoveryError(.deadlineExceeded, cause: loop.lastFailure))
+        case .abandoned:
+            outcome = .abandoned
+        }
+        if let span, span.isRecording, let record = loop.history.last(where: { $0.number == id.attempt }),
+            ending == .succeeded || outcome.isFailure
+        {
+            span.addEvent(Self.event(record))
+        }
+        sent[id] = nil
+        let context = context(id)
+        let reached = reached.removeValue(forKey: id) ?? 0
+        for participant in participants.prefix(reached) where participant.hooks.contains(.attemptDidEnd) {
+            let handler = participant.handler
+            do {
+                let observed: Void? = try await HookCall.bounded(by: context) {
+                    await handler.attemptDidEnd(outcome, context: context)
+                }
+                guard observed == nil else { continue }
+                manager.logger.warning(
+                    "attemptDidEnd left behind at the deadline",
+                    metadata: ["endpoint": "\(call.label)", "handler": "\(participant.name)"])
+            } catch {
+                // Cancelled while the hook was still at it: the call ends all the same.
+            }
+        }
+    }
+
+    private func logFailure(_ record: AttemptRecord, delay: Duration?) {
+        let logger = manager.logger
+        guard logger.logLevel <= .info else { return }
+        var metadata: Logger.Metadata = [
+            "endpoint": "\(call.label)", "attempt": "\(record.number)", "chain": "\(record.error ?? "")",
+        ]
+        if let status = record.status { metadata["status"] = "\(status)" }
+        if let handler = record.handler { metadata["handler"] = "\(handler)" }
+        if let delay {
+            let (seconds, attoseconds) = delay.components
+            metadata["delay"] = "\(String(format: "%.3f", Double(seconds) + Double(attoseconds) / 1e18)) s"
+        }
+        logger.info(record.handler == nil ? "attempt failed" : "attempt failed, recovering", metadata: metadata)
+    }
+
+    private static func event(_ record: AttemptRecord) -> SpanEvent {
+        var attributes = SpanAttributes()
+        attributes["rebound.attempt"] = record.number
+        if let status = record.status { attributes["http.response.status_code"] = status }
+        if let error = record.error { attributes["rebound.chain"] = error }
+        if let handler = record.handler { attributes["rebound.handler"] = handler }
+        return SpanEvent(name: "attempt", attributes: attributes)
+    }
+}
+
+extension AttemptOutcome {
+    fileprivate var isFailure: Bool {
+        if case .failed = self { return true }
+        return false
+    }
+}
+
+/// How the pipeline calls every hook of every handler: the same way for all, whatever the clock.
+enum HookCall {
+    /// The hook's result, or `nil` when the call's deadline passed while it was suspended.
+    ///
+    /// The hook starts on the calling thread; one that returns without suspending is simply done
+    /// (``TimeLimit``). One that suspends is raced against the time left on the pipeline's clock
+    /// and left behind, cancelled, when the deadline comes first.
+    nonisolated(nonsending) static func bounded<Value: Sendable>(
+        by context: AttemptContext,
+        _ hook: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value? {
+        let time = context.time
+        return try await TimeLimit.run(limit: context.timeLeft, sleep: { try await time.sleep(for: $0) }, hook)
+    }
+
+    /// A handler's own failure, as it appears in the chain.
+    static func handlerFailure(_ error: any Error) -> any Error {
+        switch error {
+        case is any LayeredError: error
+        case is CancellationError: RecoveryError(.cancelled, cause: error)
+        default: RecoveryError(.handlerFailed, cause: error)
+        }
+    }
+}
+
+extension APIDataManager {
+    /// How one attempt's transfer and judging came out.
+    enum AttemptResult {
+        /// `decode` took the answer.
+        case success(TransportResponse)
+        case failure(any Error, TransportResponse?)
+
+        var isSuccess: Bool {
+            if case .success = self { return true }
+            return false
+        }
+    }
+
+    /// One attempt: send, then judge and classify the answer.
+    nonisolated(nonsending) func attempt(
+        _ request: HTTPRequest,
+        body: Data?,
+        options: TransportOptions,
+        decode: (TransportResponse) throws(JSONError) -> Void
+    ) async -> AttemptResult {
+        let response: TransportResponse
+        do {
+            response = try await transport.send(request, body: body, options: options)
+        } catch {
+            return .failure(error, nil)
+        }
+        guard (200..<300).contains(response.status.code) else {
+            let failure =
+                backendErrorParser?.parse(response.head, body: response.body) ?? HTTPError(response: response.head)
+            return .failure(failure, response)
+        }
+        do throws(JSONError) {
+            try decode(response)
+            return .success(response)
+        } catch {
+            return .failure(error, response)
+        }
+    }
+}

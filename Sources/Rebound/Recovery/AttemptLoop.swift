@@ -1,0 +1,331 @@
+/// The attempts of one call, as a state machine: each transition takes an event and returns the
+/// actions to perform. No I/O happens here; ``APIDataManager`` performs the actions (preparing,
+/// sending, asking the handlers, waiting) and reports what happened as the next event.
+///
+/// ```
+///            start ──► preparing ──prepared──► sending ──succeeded──────────────────► finished (value)
+///                          ▲   │ refused           │ failed
+///                          │   ▼                   ▼
+///                          │ finished     judged: last attempt, cancelled ─────────► finished (error)
+///                          │                       │ else
+///                          │                       ▼
+///                       waiting ◄──retry── recovering ──none, handler failed,
+///                      (≤ deadline)                      wait past the deadline ───► finished (error)
+/// ```
+///
+/// It keeps every attempt by id, so that more than one may be in flight (hedging: another
+/// attempt is started when the first has not answered after a delay; the first success wins and
+/// the others are abandoned). It records each attempt once, and reports an outcome exactly once
+/// for every attempt it prepared, whichever way the call ends.
+struct AttemptLoop {
+    /// An attempt the loop has started.
+    struct Attempt {
+        enum Phase: Equatable {
+            case preparing
+            case sending
+            case recovering
+            case ended
+        }
+
+        let id: AttemptID
+        var phase: Phase
+        /// When it was sent (or, before that, when its preparing began).
+        var started: Duration
+        /// How long the loop waited before preparing it.
+        let delayBefore: Duration
+    }
+
+    /// What the loop tells its shell to do.
+    enum Action {
+        /// Ask every handler's `prepare` for this attempt; answer with ``prepared(_:now:)`` or
+        /// ``refused(_:handler:error:now:)``.
+        case prepare(AttemptID)
+        /// Send the attempt with this timeout; answer with ``succeeded(_:status:now:)`` or
+        /// ``failed(_:error:status:now:)``.
+        case send(AttemptID, timeout: Duration)
+        /// Ask the handlers, in order, about this attempt's failure; answer with ``decided(_:_:now:)``.
+        case recover(AttemptID)
+        /// Wait, then answer with ``waited(now:)``.
+        case wait(Duration)
+        /// Start a timer; when it fires with the attempt still unanswered, answer with
+        /// ``hedgeDue(now:)``.
+        case scheduleHedge(after: Duration)
+        /// Cancel this attempt's transfer: another one won.
+        case cancel(AttemptID)
+        /// Tell the handlers that prepared this attempt how it ended.
+        case report(AttemptID, Ending)
+        /// The call is over: perform nothing more but the final bookkeeping.
+        case finish(Result)
+    }
+
+    /// How one attempt ended, as the handlers hear it (``AttemptOutcome``).
+    enum Ending: Equatable {
+        case succeeded
+        /// Failed; `record` holds the deciding handler when there was one.
+        case failed(record: Int)
+        case cancelled
+        /// Refused before it was sent: by a handler's `prepare` (its name), or by the deadline (`nil`).
+        case refused(handler: String?)
+        case abandoned
+    }
+
+    /// How the call ends.
+    enum Result {
+        /// This attempt's answer is the call's value.
+        case success(AttemptID)
+        /// The call failed; `cause` becomes the cause of the caller's API error.
+        case failure(cause: any Error)
+    }
+
+    /// What the handlers decided about a failed attempt.
+    enum Decision {
+        /// `handler` will have it sent again, after `delay`.
+        case retry(handler: String, delay: Duration)
+        /// No handler could help.
+        case none
+        /// A handler's recovery failed (it threw, or it did not decide before the deadline):
+        /// `error` ends the call.
+        case handlerFailed(any Error)
+    }
+
+    let maxAttempts: Int
+    /// When the call must end, on the pipeline's monotonic clock.
+    let deadline: Duration
+    /// The time each attempt may take at most, before the deadline shortens it.
+    let attemptTimeout: Duration
+    /// Another attempt is started after this delay while the first has not answered (`nil`: never).
+    let hedgeDelay: Duration?
+
+    private(set) var attempts: [Attempt] = []
+    /// One record per attempt that was sent, oldest first.
+    private(set) var history: [AttemptRecord] = []
+    private(set) var isFinished = false
+    /// The failures of sent attempts, by id, until the call ends.
+    private var failures: [AttemptID: any Error] = [:]
+    /// The failure of the last attempt that failed.
+    private(set) var lastFailure: (any Error)?
+    /// The delay the deciding handler asked for, recorded on the attempt after it.
+    private var pendingDelay: Duration = .zero
+    private let call: UInt64
+
+    init(call: UInt64, limits: RequestLimits, startedAt now: Duration, hedgeDelay: Duration? = nil) {
+        self.call = call
+        maxAttempts = max(1, limits.maxAttempts)
+        deadline = now + limits.deadline
+        attemptTimeout = limits.attemptTimeout
+        self.hedgeDelay = hedgeDelay
+    }
+
+    /// The failure of an attempt that was sent and failed.
+    func failure(of id: AttemptID) -> (any Error)? { failures[id] }
+
+    /// The attempt with this id.
+    func attempt(_ id: AttemptID) -> Attempt? { attempts.first { $0.id == id } }
+
+    /// How many attempts are prepared or in flight.
+    var inFlight: Int { attempts.count { $0.phase == .preparing || $0.phase == .sending } }
+
+    // MARK: - Events
+
+    /// The call starts.
+    mutating func start(now: Duration) -> [Action] {
+        [.prepare(begin(now: now, after: .zero))]
+    }
+
+    /// Every handler prepared the attempt.
+    mutating func prepared(_ id: AttemptID, now: Duration) -> [Action] {
+        guard let index = index(of: id, in: .preparing) else { return [] }
+        let left = deadline - now
+        guard left > .zero else {
+            attempts[index].phase = .ended
+            var actions: [Action] = [.report(id, .refused(handler: nil))]
+            if inFlight == 0 {
+                let number = id.attempt
+                actions += finish(
+                    .failure(
+                        cause: RecoveryError(
+                            .deadlineExceeded, cause: lastFailure,
+                            reason: "The deadline passed before attempt \(number).")))
+            }
+            return actions
+        }
+        attempts[index].phase = .sending
+        attempts[index].started = now
+        var actions: [Action] = [.send(id, timeout: min(attemptTimeout, left))]
+        if let hedgeDelay, id.attempt < maxAttempts, inFlight == 1 {
+            actions.append(.scheduleHedge(after: hedgeDelay))
+        }
+        return actions
+    }
+
+    /// A handler's `prepare` refused the attempt (it threw, or the deadline passed while it
+    /// prepared): `error` ends the call, unless another attempt is still in flight.
+    mutating func refused(_ id: AttemptID, handler: String?, error: any Error, now: Duration) -> [Action] {
+        guard let index = index(of: id, in: .preparing) else { return [] }
+        attempts[index].phase = .ended
+        var actions: [Action] = [.report(id, .refused(handler: handler))]
+        if inFlight == 0 { actions += finish(.failure(cause: error)) }
+        return actions
+    }
+
+    /// The attempt's answer was a success, and decoded.
+    mutating func succeeded(_ id: AttemptID, status: Int, now: Duration) -> [Action] {
+        guard let index = index(of: id, in: .sending) else { return [] }
+        attempts[index].phase = .ended
+        record(attempts[index], status: status, chain: nil, now: now)
+        var actions: [Action] = [.report(id, .succeeded)]
+        for other in attempts.indices where attempts[other].phase == .preparing || attempts[other].phase == .sending {
+            let loser = attempts[other].id
+            attempts[other].phase = .ended
+            actions += [.cancel(loser), .report(loser, .abandoned)]
+        }
+        return actions + finish(.success(id))
+    }
+
+    /// The attempt failed: its transfer, its status or its decoding. `cancelled` says whether
+    /// the calling task was cancelled (or the transfer was, with it).
+    mutating func failed(
+        _ id: AttemptID, error: any Error, status: Int?, cancelled: Bool, now: Duration
+    ) -> [Action] {
+        guard let index = index(of: id, in: .sending) else { return [] }
+        failures[id] = error
+        lastFailure = error
+        let recordIndex = record(attempts[index], status: status, chain: ErrorChain(error), now: now)
+        if cancelled {
+            attempts[index].phase = .ended
+            let cause: any Error =
+                error.firstError(in: NetworkErrorCode.self)?.code == .cancelled
+                ? error : RecoveryError(.cancelled, cause: error, reason: "Cancelled before retrying.")
+            return [.report(id, .failed(record: recordIndex))] + cancelAll(cause: cause)
+        }
+        let started = attempts.count
+        guard started < maxAttempts else {
+            attempts[index].phase = .ended
+            var actions: [Action] = [.report(id, .failed(record: recordIndex))]
+            if inFlight == 0 { actions += finish(.failure(cause: exhausted(error, recordIndex: recordIndex))) }
+            return actions
+        }
+        attempts[index].phase = .recovering
+        return [.recover(id)]
+    }
+
+    /// The handlers decided about a failed attempt.
+    mutating func decided(_ id: AttemptID, _ decision: Decision, now: Duration) -> [Action] {
+        guard let index = index(of: id, in: .recovering), let error = failures[id],
+            let recordIndex = history.lastIndex(where: { $0.number == id.attempt })
+        else { return [] }
+        attempts[index].phase = .ended
+        switch decision {
+        case .none:
+            return [.report(id, .failed(record: recordIndex))] + endUnlessInFlight(cause: error)
+        case .handlerFailed(let failure):
+            return [.report(id, .failed(record: recordIndex))] + endUnlessInFlight(cause: failure)
+        case .retry(let handler, let delay):
+            let left = deadline - now
+            // Waiting up to the deadline itself would leave no time to send again.
+            guard delay < left else {
+                return [.report(id, .failed(record: recordIndex))]
+                    + endUnlessInFlight(
+                        cause: RecoveryError(
+                            .deadlineExceeded, cause: error,
+                            reason: "Waiting \(delay) to retry would pass the deadline (\(left) left)."))
+            }
+            history[recordIndex].handler = handler
+            pendingDelay = delay
+            var actions: [Action] = [.report(id, .failed(record: recordIndex))]
+            if inFlight > 0 {
+                // A hedge is still out: a retryable failure sends the next one at once.
+                actions.append(.prepare(begin(now: now, after: .zero)))
+            } else {
+                actions.append(delay > .zero ? .wait(delay) : .prepare(begin(now: now, after: delay)))
+            }
+            return actions
+        }
+    }
+
+    /// The wait before the next attempt is over.
+    mutating func waited(now: Duration) -> [Action] {
+        guard !isFinished, inFlight == 0 else { return [] }
+        return [.prepare(begin(now: now, after: pendingDelay))]
+    }
+
+    /// The hedging delay passed; another attempt goes out if the first is still unanswered.
+    mutating func hedgeDue(now: Duration) -> [Action] {
+        guard !isFinished, attempts.count < maxAttempts, inFlight > 0, deadline - now > .zero else { return [] }
+        return [.prepare(begin(now: now, after: .zero))]
+    }
+
+    /// The calling task was cancelled, while waiting or with attempts in flight.
+    mutating func cancelled(now: Duration) -> [Action] {
+        guard !isFinished else { return [] }
+        return cancelAll(
+            cause: RecoveryError(
+                .cancelled, cause: lastFailure ?? CancellationError(),
+                reason: history.isEmpty ? nil : "Cancelled while waiting to retry."))
+    }
+
+    // MARK: - Helpers
+
+    private mutating func begin(now: Duration, after delay: Duration) -> AttemptID {
+        let id = AttemptID(call: call, attempt: attempts.count + 1)
+        attempts.append(Attempt(id: id, phase: .preparing, started: now, delayBefore: delay))
+        return id
+    }
+
+    private func index(of id: AttemptID, in phase: Attempt.Phase) -> Int? {
+        guard !isFinished, let index = attempts.firstIndex(where: { $0.id == id }), attempts[index].phase == phase
+        else { return nil }
+        return index
+    }
+
+    @discardableResult
+    private mutating func record(_ attempt: Attempt, status: Int?, chain: ErrorChain?, now: Duration) -> Int {
+        history.append(
+            AttemptRecord(
+                number: attempt.id.attempt,
+                status: status,
+                chain: chain,
+                delayBefore: attempt.delayBefore,
+                duration: now - attempt.started
+            ))
+        return history.count - 1
+    }
+
+    /// The last attempt's failure as the call's cause: "retries exhausted" only when a handler
+    /// was retrying this very failure (the attempt before failed the same way and was recovered);
+    /// a different last failure (503, then 404) is just itself.
+    private func exhausted(_ error: any Error, recordIndex: Int) -> any Error {
+        guard recordIndex > 0 else { return error }
+        let previous = history[recordIndex - 1]
+        let wasRecovering = previous.handler != nil && previous.chain == history[recordIndex].chain
+        return wasRecovering ? RecoveryError(.retriesExhausted, cause: error) : error
+    }
+
+    private mutating func endUnlessInFlight(cause: any Error) -> [Action] {
+        inFlight == 0 ? finish(.failure(cause: cause)) : []
+    }
+
+    private mutating func cancelAll(cause: any Error) -> [Action] {
+        var actions: [Action] = []
+        for index in attempts.indices where attempts[index].phase != .ended {
+            let id = attempts[index].id
+            switch attempts[index].phase {
+            case .recovering:
+                // It failed; only the handlers' decision was cut short.
+                let recordIndex = history.lastIndex { $0.number == id.attempt } ?? history.count - 1
+                actions.append(.report(id, .failed(record: recordIndex)))
+            case .sending:
+                actions += [.cancel(id), .report(id, .cancelled)]
+            case .preparing, .ended:
+                actions.append(.report(id, .cancelled))
+            }
+            attempts[index].phase = .ended
+        }
+        return actions + finish(.failure(cause: cause))
+    }
+
+    private mutating func finish(_ result: Result) -> [Action] {
+        isFinished = true
+        return [.finish(result)]
+    }
+}

@@ -1,0 +1,133 @@
+/// The path of an endpoint under the data manager's base URL, with the values interpolated into
+/// it percent-encoded.
+///
+/// Written as a string literal, its literal parts are taken as they are (they must already be a
+/// valid path: letters, digits, `-._~`, `/`, `%XX` escapes and the sub-delimiters RFC 3986 allows
+/// in a path), and every interpolated value becomes one path segment, percent-encoded, so that a
+/// `/` or a `?` in an identifier can never change which resource is asked for:
+///
+/// ```swift
+/// let path: EndpointPath = "/v1/tasks/\(id)/answers"   // id "a/b" → /v1/tasks/a%2Fb/answers
+/// path.template                                       // "/v1/tasks/{}/answers"
+/// ```
+///
+/// A path with a byte that is illegal in a path (a space, a quote, a control character, a raw
+/// `?` or `#`) is not sent: the call fails with ``NetworkErrorCode/invalidURL``. The
+/// ``template`` names the endpoint in traces and metrics without its values.
+public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// The path as it is sent, percent-encoded.
+    public let encoded: String
+    /// The path with each interpolated value replaced by `{}`: its shape, without the values.
+    public let template: String
+
+    /// A path given as it is sent (already percent-encoded), such as `/v1/tasks`.
+    public init(encoded: String) {
+        self.encoded = encoded
+        template = encoded
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(encoded: value)
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        encoded = stringInterpolation.encoded
+        template = stringInterpolation.template
+    }
+
+    public var description: String { encoded }
+
+    /// Builds a path from literal parts and encoded values.
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var encoded = ""
+        var template = ""
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            encoded.reserveCapacity(literalCapacity + interpolationCount * 8)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            encoded += literal
+            template += literal
+        }
+
+        /// Appends `value` as one path segment, percent-encoded.
+        public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
+            encoded += PercentEncoding.encode(value.description, allowing: PercentEncoding.segmentBytes)
+            template += "{}"
+        }
+    }
+
+    /// The first byte of the path that may not appear in a path unencoded, if there is one.
+    var firstIllegalByte: UInt8? {
+        var bytes = encoded.utf8.makeIterator()
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "%") {
+                // An escape is two hexadecimal digits.
+                guard let high = bytes.next(), let low = bytes.next(), high.isHexDigit, low.isHexDigit
+                else { return byte }
+                continue
+            }
+            if byte == UInt8(ascii: "/") || PercentEncoding.segmentBytes.contains(byte) { continue }
+            return byte
+        }
+        return nil
+    }
+}
+
+/// Percent-encoding (RFC 3986, section 2.1) of path segments and query components.
+enum PercentEncoding {
+    /// What a path segment holds unencoded: the unreserved characters, the sub-delimiters, `:`
+    /// and `@` (RFC 3986, section 3.3).
+    static let segmentBytes = ByteSet(unreservedAnd: "!$&'()*+,;=:@")
+
+    /// What a query name or value holds unencoded: the unreserved characters and the
+    /// sub-delimiters that do not separate query items, and `:`, `@`, `/`, `?`. `&`, `=`, `+`
+    /// and `;` are encoded, as servers read them as separators or spaces.
+    static let queryBytes = ByteSet(unreservedAnd: "!$'()*,:@/?")
+
+    static func encode(_ text: String, allowing allowed: ByteSet) -> String {
+        let utf8 = text.utf8
+        if utf8.allSatisfy(allowed.contains) { return text }
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(utf8.count * 3)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in utf8 {
+            if allowed.contains(byte) {
+                encoded.append(byte)
+            } else {
+                encoded += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
+    /// A set of ASCII bytes.
+    struct ByteSet: Sendable {
+        private var low: UInt64 = 0
+        private var high: UInt64 = 0
+
+        /// Letters, digits, `-._~`, and the bytes of `extra`.
+        init(unreservedAnd extra: String) {
+            for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8 { insert(byte) }
+            for byte in extra.utf8 { insert(byte) }
+        }
+
+        private mutating func insert(_ byte: UInt8) {
+            if byte < 64 { low |= 1 << UInt64(byte) } else if byte < 128 { high |= 1 << UInt64(byte - 64) }
+        }
+
+        func contains(_ byte: UInt8) -> Bool {
+            if byte < 64 { return low & (1 << UInt64(byte)) != 0 }
+            if byte < 128 { return high & (1 << UInt64(byte - 64)) != 0 }
+            return false
+        }
+    }
+}
+
+extension UInt8 {
+    fileprivate var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
+    }
+}

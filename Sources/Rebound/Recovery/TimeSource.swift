@@ -1,0 +1,89 @@
+public import Foundation
+
+/// The pipeline's one source of time: a monotonic clock for waits and deadlines, and the
+/// wall-clock date for what servers and credentials state as dates.
+///
+/// Deadlines, attempt durations and waits are measured on the monotonic clock, as a duration
+/// since a fixed origin (``now``), so that they never jump when the system's date is changed.
+/// Every source on `ContinuousClock` or `SuspendingClock` shares its clock's origin (fixed once
+/// per process), so handlers shared by several data managers compare their times; a source on
+/// another clock measures from when it was made. `Retry-After` given as an HTTP date and a credential's `expiresAt` are dates, read
+/// from ``date``. Keeping both in one value means a test that moves time moves both:
+/// `TestClock(mode:).timeSource` (in ReboundTesting) gives a date that moves with its clock.
+///
+/// An ``APIDataManager`` takes one time source and hands it to every handler through
+/// ``AttemptContext/time``; handlers take no clock of their own.
+///
+/// ```swift
+/// let api = try APIDataManager(baseURL: url, transport: transport, time: .system)
+/// ```
+public struct TimeSource: Sendable {
+    /// The time since the source was opened, on its monotonic clock.
+    public let now: @Sendable () -> Duration
+    /// The current wall-clock date.
+    public let date: @Sendable () -> Date
+    private let sleeper: @Sendable (Duration) async throws -> Void
+
+    /// The system's clocks: `ContinuousClock` (which keeps counting while the machine sleeps, so
+    /// that a deadline means elapsed time) and the system's date.
+    public static var system: TimeSource {
+        TimeSource(ContinuousClock(), date: { Date() })
+    }
+
+    /// A time source on `clock`, with `date` as the wall clock.
+    ///
+    /// - Parameters:
+    ///   - clock: Measures waits and deadlines.
+    ///   - date: The current date; keep it in step with `clock` in tests (as
+    ///     `TestClock.timeSource` does).
+    public init<C: Clock<Duration>>(_ clock: C, date: @escaping @Sendable () -> Date) {
+        self.date = date
+        // The standard clocks trap on a sleep whose end they cannot represent, which a deadline
+        // of `.seconds(Int64.max)` would otherwise ask for.
+        if let continuous = clock as? ContinuousClock {
+            // Written out: through the generic closure below every reading looks the clock's
+            // types up again, and the pipeline reads the clock on every attempt.
+            let origin = Self.continuousOrigin
+            now = { origin.duration(to: .now) }
+            sleeper = { try await continuous.sleep(for: min($0, Self.longestRealSleep)) }
+        } else if let suspending = clock as? SuspendingClock {
+            let origin = Self.suspendingOrigin
+            now = { origin.duration(to: .now) }
+            sleeper = { try await suspending.sleep(for: min($0, Self.longestRealSleep)) }
+        } else {
+            let origin = clock.now
+            now = { origin.duration(to: clock.now) }
+            sleeper = { try await clock.sleep(for: $0) }
+        }
+    }
+
+    /// A time source from its parts, for a clock of the app's own.
+    ///
+    /// - Parameters:
+    ///   - now: The time since a fixed origin, never decreasing.
+    ///   - sleep: Sleeps for a duration on the same clock; throws `CancellationError` when the task
+    ///     is cancelled.
+    ///   - date: The current date.
+    public init(
+        now: @escaping @Sendable () -> Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void,
+        date: @escaping @Sendable () -> Date
+    ) {
+        self.now = now
+        self.sleeper = sleep
+        self.date = date
+    }
+
+    private static let continuousOrigin = ContinuousClock.now
+    private static let suspendingOrigin = SuspendingClock.now
+
+    /// Sleeps for `duration` on the monotonic clock.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public func sleep(for duration: Duration) async throws {
+        try await sleeper(duration)
+    }
+
+    /// The longest sleep asked of a real clock: a thousand years, as good as never.
+    static let longestRealSleep = Duration.seconds(1000 * 365 * 24 * 3600)
+}
