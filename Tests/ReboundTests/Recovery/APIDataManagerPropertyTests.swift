@@ -138,4 +138,66 @@ import Testing
             }
         }
     }
+
+    /// Counts each attempt's outcomes, by attempt id.
+    final class OutcomeCounter: RecoverableErrorHandler, Sendable {
+        private let state = Locked<(prepared: [AttemptID], ended: [AttemptID: Int])>(([], [:]))
+
+        func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
+
+        func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
+            state.withLock { $0.prepared.append(context.id) }
+        }
+
+        func attemptDidEnd(_ outcome: AttemptOutcome, context: AttemptContext) async {
+            state.withLock { $0.ended[context.id, default: 0] += 1 }
+        }
+
+        var prepared: [AttemptID] { state.withLock { $0.prepared } }
+        var ended: [AttemptID: Int] { state.withLock { $0.ended } }
+    }
+
+    @Test func eachAttemptHasOneRecordAndOneOutcomeAndTheBudgetIsChargedOncePerRetryableFailure() async throws {
+        await propertyCheck(input: Self.answers, Self.limits, Self.deadlines, Self.seeds) {
+            answers, maxAttempts, deadline, seed in
+            let counter = OutcomeCounter()
+            let budget = RetryBudget(maxTokens: 1000, tokenRatio: 0.5)
+            let transport = ScriptedTransport(answers.map(\.step) + Array(repeating: .tasks, count: 20))
+            let api = try makeManager(
+                transport,
+                handlers: [counter, temporaryHandler(jitter: .full, budget: budget, seed: UInt64(seed))],
+                limits: RequestLimits(maxAttempts: maxAttempts, deadline: .seconds(deadline))
+            )
+            var history: [AttemptRecord] = []
+            var failure: APIError?
+            do throws(APIError) {
+                history = try await api.response(for: SampleEndpoints.listTasks).history.attempts
+            } catch {
+                failure = error
+                history = error.attachment(AttemptHistory.self)?.attempts ?? []
+            }
+            let sent = transport.requests.count
+            #expect(sent <= maxAttempts)
+            #expect(history.count == sent)
+            #expect(history.map(\.number) == Array(1...max(1, sent)).prefix(sent).map { $0 })
+            // Exactly one outcome for every prepared attempt.
+            #expect(counter.prepared.count == sent)
+            #expect(counter.ended == Dictionary(uniqueKeysWithValues: counter.prepared.map { ($0, 1) }))
+            // The final chain's root is the last attempt's failure.
+            if let failure, let last = history.last?.chain {
+                #expect(failure.chain.links.last == last.links.last)
+            }
+            // The budget heard every retryable failure once, and every success.
+            var tokens = 1000.0
+            for answer in answers.prefix(sent) {
+                if answer.status == 200 {
+                    tokens = min(1000, tokens + 0.5)
+                } else if [0, 429, 502, 503, 504].contains(answer.status) {
+                    tokens = max(0, tokens - 1)
+                }
+            }
+            if sent > answers.count { tokens = min(1000, tokens + 0.5) }
+            #expect(budget.tokens == tokens)
+        }
+    }
 }

@@ -1,0 +1,256 @@
+import HTTPTypes
+import Testing
+
+@testable import Rebound
+
+/// The attempt loop's transitions, as tables of events and the actions they return.
+@Suite struct AttemptLoopTests {
+    /// An action, reduced to what a table compares.
+    enum Step: Equatable, CustomStringConvertible {
+        case prepare(Int)
+        case send(Int)
+        case recover(Int)
+        case wait(Duration)
+        case hedge(Duration)
+        case cancel(Int)
+        case report(Int, AttemptLoop.Ending)
+        case success(Int)
+        case failure(String)
+
+        init(_ action: AttemptLoop.Action) {
+            switch action {
+            case .prepare(let id): self = .prepare(id.attempt)
+            case .send(let id, _): self = .send(id.attempt)
+            case .recover(let id): self = .recover(id.attempt)
+            case .wait(let delay): self = .wait(delay)
+            case .scheduleHedge(let delay): self = .hedge(delay)
+            case .cancel(let id): self = .cancel(id.attempt)
+            case .report(let id, let ending): self = .report(id.attempt, ending)
+            case .finish(.success(let id)): self = .success(id.attempt)
+            case .finish(.failure(let cause)): self = .failure(ErrorChain(cause).short)
+            }
+        }
+
+        var description: String {
+            switch self {
+            case .prepare(let n): "prepare #\(n)"
+            case .send(let n): "send #\(n)"
+            case .recover(let n): "recover #\(n)"
+            case .wait(let d): "wait \(d)"
+            case .hedge(let d): "hedge after \(d)"
+            case .cancel(let n): "cancel #\(n)"
+            case .report(let n, let e): "report #\(n) \(e)"
+            case .success(let n): "success #\(n)"
+            case .failure(let chain): "failure \(chain)"
+            }
+        }
+    }
+
+    static func loop(maxAttempts: Int = 3, deadline: Duration = .seconds(30), hedgeDelay: Duration? = nil)
+        -> AttemptLoop
+    {
+        AttemptLoop(
+            call: 1, limits: RequestLimits(maxAttempts: maxAttempts, deadline: deadline), startedAt: .zero,
+            hedgeDelay: hedgeDelay)
+    }
+
+    static func id(_ attempt: Int) -> AttemptID { AttemptID(call: 1, attempt: attempt) }
+
+    static let unavailable = HTTPError(response: HTTPResponse(status: .serviceUnavailable))
+    static let notFound = HTTPError(response: HTTPResponse(status: .notFound))
+
+    @Test func aFirstSuccessPreparesSendsReportsAndFinishes() {
+        var loop = Self.loop()
+        #expect(loop.start(now: .zero).map(Step.init) == [.prepare(1)])
+        #expect(loop.prepared(Self.id(1), now: .zero).map(Step.init) == [.send(1)])
+        #expect(
+            loop.succeeded(Self.id(1), status: 200, now: .milliseconds(5)).map(Step.init) == [
+                .report(1, .succeeded), .success(1),
+            ])
+        #expect(loop.history.map(\.number) == [1])
+        #expect(loop.history.first?.duration == .milliseconds(5))
+        #expect(loop.isFinished)
+    }
+
+    @Test func aRecoveredFailureWaitsAndSendsAgain() {
+        var loop = Self.loop()
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        #expect(
+            loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .seconds(1))
+                .map(Step.init) == [.recover(1)])
+        #expect(
+            loop.decided(Self.id(1), .retry(handler: "H", delay: .seconds(2)), now: .seconds(1)).map(Step.init) == [
+                .report(1, .failed(record: 0)), .wait(.seconds(2)),
+            ])
+        #expect(loop.waited(now: .seconds(3)).map(Step.init) == [.prepare(2)])
+        #expect(loop.prepared(Self.id(2), now: .seconds(3)).map(Step.init) == [.send(2)])
+        #expect(
+            loop.succeeded(Self.id(2), status: 200, now: .seconds(4)).map(Step.init) == [
+                .report(2, .succeeded), .success(2),
+            ])
+        #expect(loop.history.map(\.handler) == ["H", nil])
+        #expect(loop.history.map(\.delayBefore) == [.zero, .seconds(2)])
+        #expect(loop.history.first?.chain?.short == "HT503")
+    }
+
+    @Test func theLastAttemptIsNotOfferedToTheHandlersAndEndsAsRetriesExhausted() {
+        var loop = Self.loop(maxAttempts: 2)
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        _ = loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
+        _ = loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .zero)
+        _ = loop.prepared(Self.id(2), now: .zero)
+        #expect(
+            loop.failed(Self.id(2), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
+                .map(Step.init) == [.report(2, .failed(record: 1)), .failure("RE1-HT503")])
+    }
+
+    @Test func aDifferentLastFailureIsItselfNotRetriesExhausted() {
+        var loop = Self.loop(maxAttempts: 2)
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        _ = loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
+        _ = loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .zero)
+        _ = loop.prepared(Self.id(2), now: .zero)
+        #expect(
+            loop.failed(Self.id(2), error: Self.notFound, status: 404, cancelled: false, now: .zero)
+                .map(Step.init) == [.report(2, .failed(record: 1)), .failure("HT404")])
+    }
+
+    @Test(arguments: [
+        (AttemptLoop.Decision.none, "HT503"),
+        (.handlerFailed(RecoveryError(.refreshFailed)), "RE10"),
+        (.retry(handler: "H", delay: .seconds(30)), "RE2-HT503"),
+    ])
+    func aFailureNobodyRecoversFromEndsTheCall(decision: AttemptLoop.Decision, chain: String) {
+        var loop = Self.loop()
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        _ = loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .seconds(1))
+        #expect(
+            loop.decided(Self.id(1), decision, now: .seconds(1)).map(Step.init) == [
+                .report(1, .failed(record: 0)), .failure(chain),
+            ])
+    }
+
+    @Test func aRefusalInPrepareEndsTheCallWithoutSending() {
+        var loop = Self.loop()
+        _ = loop.start(now: .zero)
+        #expect(
+            loop.refused(Self.id(1), handler: "Breaker", error: RecoveryError(.handlerFailed), now: .zero)
+                .map(Step.init) == [.report(1, .refused(handler: "Breaker")), .failure("RE30")])
+        #expect(loop.history.isEmpty)
+    }
+
+    @Test func theDeadlinePassingWhilePreparingRefusesTheAttempt() {
+        var loop = Self.loop(deadline: .seconds(10))
+        _ = loop.start(now: .zero)
+        #expect(
+            loop.prepared(Self.id(1), now: .seconds(10)).map(Step.init) == [
+                .report(1, .refused(handler: nil)), .failure("RE2"),
+            ])
+    }
+
+    @Test func theTimeoutOfAnAttemptIsShortenedToTheTimeLeft() {
+        var loop = AttemptLoop(
+            call: 1, limits: RequestLimits(deadline: .seconds(12), attemptTimeout: .seconds(10)), startedAt: .zero)
+        _ = loop.start(now: .zero)
+        guard case .send(_, let timeout) = loop.prepared(Self.id(1), now: .seconds(5)).first else {
+            Issue.record("expected a send")
+            return
+        }
+        #expect(timeout == .seconds(7))
+    }
+
+    @Test func cancellationWhileWaitingEndsTheCallOverTheLastFailure() {
+        var loop = Self.loop()
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        _ = loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
+        _ = loop.decided(Self.id(1), .retry(handler: "H", delay: .seconds(1)), now: .zero)
+        #expect(loop.cancelled(now: .zero).map(Step.init) == [.failure("RE40-HT503")])
+    }
+
+    @Test func aCancelledTransferEndsTheCallAndIsReportedOnce() {
+        var loop = Self.loop()
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        #expect(
+            loop.failed(Self.id(1), error: NetworkError(.cancelled), status: nil, cancelled: true, now: .zero)
+                .map(Step.init) == [
+                    .report(1, .failed(record: 0)), .failure("NE\(NetworkErrorCode.cancelled.rawValue)"),
+                ])
+        // Events after the end change nothing.
+        #expect(loop.cancelled(now: .zero).isEmpty)
+        #expect(loop.succeeded(Self.id(1), status: 200, now: .zero).isEmpty)
+    }
+
+    // MARK: - Two attempts in flight
+
+    @Test func aScriptedRaceOfTwoAttemptsIsWonByTheFirstSuccessAndTheLoserIsAbandoned() {
+        var loop = Self.loop(hedgeDelay: .milliseconds(100))
+        _ = loop.start(now: .zero)
+        #expect(
+            loop.prepared(Self.id(1), now: .zero).map(Step.init) == [.send(1), .hedge(.milliseconds(100))])
+        // The first has not answered after the delay: a second attempt goes out beside it.
+        #expect(loop.hedgeDue(now: .milliseconds(100)).map(Step.init) == [.prepare(2)])
+        #expect(loop.prepared(Self.id(2), now: .milliseconds(100)).map(Step.init) == [.send(2)])
+        #expect(loop.inFlight == 2)
+        // The second answers first: it wins, the first is cancelled and abandoned.
+        #expect(
+            loop.succeeded(Self.id(2), status: 200, now: .milliseconds(130)).map(Step.init) == [
+                .report(2, .succeeded), .cancel(1), .report(1, .abandoned), .success(2),
+            ])
+        // The loser's late answer changes nothing.
+        #expect(loop.succeeded(Self.id(1), status: 200, now: .milliseconds(150)).isEmpty)
+        #expect(loop.history.map(\.number) == [2])
+    }
+
+    @Test func inARaceAFailureThatWouldBeRetriedSendsTheNextAttemptAtOnce() {
+        var loop = Self.loop(maxAttempts: 3, hedgeDelay: .milliseconds(100))
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        _ = loop.hedgeDue(now: .milliseconds(100))
+        _ = loop.prepared(Self.id(2), now: .milliseconds(100))
+        #expect(
+            loop.failed(Self.id(2), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(120))
+                .map(Step.init) == [.recover(2)])
+        #expect(
+            loop.decided(Self.id(2), .retry(handler: "H", delay: .seconds(1)), now: .milliseconds(120))
+                .map(Step.init) == [.report(2, .failed(record: 0)), .prepare(3)])
+        // No more hedges beyond the maximum.
+        #expect(loop.hedgeDue(now: .milliseconds(200)).isEmpty)
+        // The first fails too, with no attempt left, but the third is still out: no end yet.
+        #expect(
+            loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(210))
+                .map(Step.init) == [.report(1, .failed(record: 1))])
+        _ = loop.prepared(Self.id(3), now: .milliseconds(220))
+        #expect(
+            loop.succeeded(Self.id(3), status: 200, now: .milliseconds(300)).map(Step.init) == [
+                .report(3, .succeeded), .success(3),
+            ])
+    }
+
+    @Test func cancellationWithTwoAttemptsInFlightCancelsAndReportsBoth() {
+        var loop = Self.loop(hedgeDelay: .milliseconds(100))
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        _ = loop.hedgeDue(now: .milliseconds(100))
+        _ = loop.prepared(Self.id(2), now: .milliseconds(100))
+        #expect(
+            loop.cancelled(now: .milliseconds(110)).map(Step.init) == [
+                .cancel(1), .report(1, .cancelled), .cancel(2), .report(2, .cancelled), .failure("RE40-CA1"),
+            ])
+    }
+}
+
+extension AttemptLoop.Decision: CustomTestStringConvertible {
+    public var testDescription: String {
+        switch self {
+        case .none: "none"
+        case .handlerFailed: "handler failed"
+        case .retry(let handler, let delay): "retry by \(handler) after \(delay)"
+        }
+    }
+}
