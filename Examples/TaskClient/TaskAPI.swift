@@ -28,53 +28,52 @@ struct TaskAPI: Sendable {
         var answers: Int
     }
 
-    struct Empty: Decodable, Sendable {}
-
     let manager: APIDataManager
 
     func login(username: String, password: String) async throws(TaskAPIError) -> Tokens {
-        let endpoint = try TaskAPIError.wrap(.loginFailed) { () throws(JSONError) in
-            try Endpoint<Tokens, TaskAPIErrorCode>(
-                .post, "/v1/login", json: ["username": username, "password": password], errorCode: .loginFailed)
-        }
-        return try await manager.send(endpoint)
+        try await manager.send(
+            .post(
+                "/v1/login", json: ["username": username, "password": password], returning: Tokens.self,
+                errorCode: TaskAPIErrorCode.loginFailed))
     }
 
+    /// Sent by the auth handler itself, so it skips that handler (and the captcha handler: a
+    /// refresh is never worth a person's time).
     func refresh(_ refreshToken: String) async throws(TaskAPIError) -> Tokens {
-        let endpoint = try TaskAPIError.wrap(.refreshFailed) { () throws(JSONError) in
-            try Endpoint<Tokens, TaskAPIErrorCode>(
-                .post, "/v1/token/refresh", json: ["refreshToken": refreshToken], errorCode: .refreshFailed)
-        }
-        return try await manager.send(endpoint)
+        try await manager.send(
+            Endpoint.post(
+                "/v1/token/refresh", json: ["refreshToken": refreshToken], returning: Tokens.self,
+                errorCode: TaskAPIErrorCode.refreshFailed
+            ).skipping(.type(AuthRefreshHandler.self), .type(CaptchaRequiredHandler.self)))
     }
 
     func listTasks() async throws(TaskAPIError) -> [TaskItem] {
-        try await manager.send(Endpoint<[TaskItem], TaskAPIErrorCode>(.get, "/v1/tasks", errorCode: .listTasksFailed))
+        try await manager.send(
+            .get("/v1/tasks", returning: [TaskItem].self, errorCode: TaskAPIErrorCode.listTasksFailed))
     }
 
     func task(_ id: Int) async throws(TaskAPIError) -> TaskItem {
-        try await manager.send(Endpoint<TaskItem, TaskAPIErrorCode>(.get, "/v1/tasks/\(id)", errorCode: .getTaskFailed))
+        try await manager.send(
+            .get("/v1/tasks/\(id)", returning: TaskItem.self, errorCode: TaskAPIErrorCode.getTaskFailed))
     }
 
     func submit(answer: String, to taskID: Int) async throws(TaskAPIError) -> Answer {
-        let endpoint = try TaskAPIError.wrap(.submitAnswerFailed) { () throws(JSONError) in
-            try Endpoint<Answer, TaskAPIErrorCode>(
-                .post, "/v1/tasks/\(taskID)/answers", json: ["answer": answer], errorCode: .submitAnswerFailed)
-        }
-        return try await manager.send(endpoint)
+        try await manager.send(
+            .post(
+                "/v1/tasks/\(taskID)/answers", json: ["answer": answer], returning: Answer.self,
+                errorCode: TaskAPIErrorCode.submitAnswerFailed))
     }
 
     func profile() async throws(TaskAPIError) -> Profile {
-        try await manager.send(Endpoint<Profile, TaskAPIErrorCode>(.get, "/v1/profile", errorCode: .profileFailed))
+        try await manager.send(.get("/v1/profile", returning: Profile.self, errorCode: TaskAPIErrorCode.profileFailed))
     }
 
+    /// Sent by the captcha handler itself, so it skips that handler.
     func verifyCaptcha(id: String, answer: String) async throws(TaskAPIError) {
-        let body = try TaskAPIError.wrap(.verifyCaptchaFailed) { () throws(JSONError) in
-            try JSONError.encode(["id": id, "answer": answer])
-        }
-        let endpoint = Endpoint<TransportResponse, TaskAPIErrorCode>(
-            raw: .post, "/v1/captcha/verify", headerFields: [.contentType: "application/json"], body: body,
-            errorCode: .verifyCaptchaFailed)
-        _ = try await manager.send(endpoint)
+        try await manager.send(
+            Endpoint.post(
+                "/v1/captcha/verify", json: ["id": id, "answer": answer],
+                errorCode: TaskAPIErrorCode.verifyCaptchaFailed
+            ).skipping(.type(CaptchaRequiredHandler.self)))
     }
 }

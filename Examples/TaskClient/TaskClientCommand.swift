@@ -4,6 +4,7 @@ import Logging
 import Rebound
 import ReboundCurl
 import ReboundMockBackend
+import Synchronization
 
 /// `task-client`: a session against the task marketplace, recovering from what it can and
 /// explaining what it can't.
@@ -74,46 +75,54 @@ struct TaskClientCommand: AsyncParsableCommand {
         Console.write("\nEvery step ended as expected.")
     }
 
-    /// Builds the layers: three data managers over one transport, with the handlers each needs.
+    /// Builds the layers: one data manager over the transport, with every handler. The token
+    /// refresh and the captcha verification go through it too, skipping the handler that sends them.
     private func makeInteractor(baseURL: String, transport: CurlTransport, logger: Logger) throws -> TaskInteractor {
-        let budget = RetryBudget()
         let temporary = BackendTemporaryErrorHandler(
             configuration: .init(addsIdempotencyKey: true),
-            budget: budget,
             random: SeededRandom(seed: seed)
         )
-        // Refreshing and verifying go through managers without the handler that called them.
-        let plain = TaskAPI(
-            manager: try APIDataManager(baseURL: baseURL, transport: transport, handlers: [temporary], logger: logger))
         let credentials = InMemoryCredentialStore()
+        // The handlers send their own requests through the API they are part of.
+        let api = APIReference()
         let auth = AuthRefreshHandler(store: credentials) { expired in
             guard let refreshToken = expired?.refreshToken else { throw RecoveryError(.noCredential) }
-            let tokens = try await plain.refresh(refreshToken)
+            let tokens = try await api.value.refresh(refreshToken)
             return Credential(
                 accessToken: tokens.accessToken,
                 refreshToken: tokens.refreshToken,
                 expiresAt: Date().addingTimeInterval(TimeInterval(tokens.expiresIn))
             )
         }
-        let authenticated = TaskAPI(
-            manager: try APIDataManager(
-                baseURL: baseURL, transport: transport, handlers: [temporary, auth], logger: logger))
         let captcha = CaptchaRequiredHandler(
             solver: CaptchaAnswerer(fixedAnswer: captchaAnswer),
-            verifier: CaptchaVerification(api: authenticated)
+            verifier: CaptchaVerification(api: api)
         )
-        let full = TaskAPI(
+        api.value = TaskAPI(
             manager: try APIDataManager(
                 baseURL: baseURL, transport: transport, handlers: [temporary, auth, captcha], logger: logger))
-        return TaskInteractor(api: full, credentials: credentials)
+        return TaskInteractor(api: api.value, credentials: credentials)
+    }
+}
+
+/// The API, set once it is built: its handlers send requests through it.
+final class APIReference: Sendable {
+    private let api = Mutex<TaskAPI?>(nil)
+
+    var value: TaskAPI {
+        get {
+            guard let api = api.withLock({ $0 }) else { preconditionFailure("The API is used before it was built.") }
+            return api
+        }
+        set { api.withLock { $0 = newValue } }
     }
 }
 
 /// Submits a captcha answer to the backend's verification route.
 struct CaptchaVerification: CaptchaVerifier {
-    let api: TaskAPI
+    let api: APIReference
 
     func verify(_ challenge: CaptchaChallenge, answer: String) async throws {
-        try await api.verifyCaptcha(id: challenge.id, answer: answer)
+        try await api.value.verifyCaptcha(id: challenge.id, answer: answer)
     }
 }

@@ -15,7 +15,7 @@ struct FetchAttempt: Hashable, Sendable {
 }
 
 extension FetchAttempt {
-    /// The attempt as the pipeline recorded it in a failed call's ``AttemptHistory``.
+    /// The attempt as the pipeline recorded it in the call's ``AttemptHistory``.
     init(_ record: AttemptRecord) {
         self.init(
             number: record.number,

@@ -7,10 +7,10 @@ import ReboundCurl
 /// `rebound fetch URL`: one request through the recovery pipeline, over libcurl.
 ///
 /// ```
-/// URL ─► FetchTarget ─► APIDataManager(handlers: [RecordingHandler(BackendTemporaryErrorHandler)])
+/// URL ─► FetchTarget ─► APIDataManager(handlers: [BackendTemporaryErrorHandler])
 ///                                │ over CurlTransport
 ///                                ▼
-///          success: body on stdout, attempts from the RecordingHandler
+///          success: body on stdout, attempts from the response's AttemptHistory
 ///          failure: nothing on stdout, attempts from the error's AttemptHistory
 ///                                ▼
 ///          attempt log and presentation on stderr, or one JSON object on stdout (--json)
@@ -191,7 +191,6 @@ struct FetchCommand: AsyncParsableCommand {
             } else {
                 BackendTemporaryErrorHandler(configuration: configuration)
             }
-        let recorder = RecordingHandler(handler)
         let transport = CurlTransport()
         defer { transport.shutdown() }
         let limits = RequestLimits(
@@ -210,11 +209,11 @@ struct FetchCommand: AsyncParsableCommand {
         let started = clock.now
         do {
             let api = try APIDataManager(
-                baseURL: request.target.baseURL, transport: transport, handlers: [recorder], limits: limits)
-            let response = try await api.send(endpoint)
+                baseURL: request.target.baseURL, transport: transport, handlers: [handler], limits: limits)
+            let answer = try await api.response(for: endpoint)
             return FetchOutcome(
-                result: .success(response),
-                attempts: recorder.attempts(succeededWith: response.status.code),
+                result: .success(answer.value),
+                attempts: answer.history.attempts.map(FetchAttempt.init),
                 elapsed: started.duration(to: clock.now)
             )
         } catch {

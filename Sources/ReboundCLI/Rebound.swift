@@ -16,7 +16,7 @@ struct Rebound: AsyncParsableCommand {
             "Send HTTP requests through Rebound's recovery pipeline, explore retry schedules, analyse failure reports.",
         discussion: """
             `fetch` sends one request the way an app built on Rebound would: failures that pass by \
-            themselves (429, 502, 503, 504, timeouts, refused or reset connections) are retried with \
+            themselves (408, 429, 502, 503, 504, timeouts, refused or reset connections) are retried with \
             exponential backoff and jitter, within a per-attempt timeout and an overall deadline, and \
             every attempt is reported. `simulate` prints the waits a retry policy would choose, drawn \
             by the same code, without sending anything. `report` reads non-fatal reports (JSON lines \

@@ -93,6 +93,9 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
             self.scheme = scheme
             self.refreshesWithoutCredential = refreshesWithoutCredential
         }
+
+        /// The defaults of the table above.
+        public static let `default` = Configuration()
     }
 
     public let configuration: Configuration

@@ -1,6 +1,6 @@
 public import HTTPTypes
 
-/// Retries failures that are likely to pass: 502, 503, 504, 429 and transient network failures.
+/// Retries failures that are likely to pass: 408, 429, 502, 503, 504 and transient network failures.
 ///
 /// The wait before retry *k* (counting from 0) comes from ``Backoff`` (exponential, capped, with
 /// jitter), unless the response carries `Retry-After`, which is honoured in both its forms up to
@@ -33,9 +33,17 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     /// |---|---|---|
     /// | ``backoff`` | 0.2 s × 2^k, capped at 10 s, full jitter | see ``Backoff`` |
     /// | ``retryAfter`` | honoured up to 60 s | see ``RetryAfterPolicy`` |
-    /// | ``retryableStatuses`` | 429, 502, 503, 504 | the statuses that mean "not now" rather than "no": rate limiting, and a gateway or server that is overloaded or restarting |
+    /// | ``retryableStatuses`` | 408, 429, 502, 503, 504 | the statuses that mean "not now" rather than "no": a request the server timed out waiting for (RFC 9110 lets the client repeat it), rate limiting, and a gateway or server that is overloaded or restarting |
     /// | ``retryableNetworkFailures`` | timeout, connectTimeout, stalled, cannotConnect, connectionReset, incompleteResponse | failures of the path, not of the request; a TLS failure, a bad URL or a response over the size limit would fail again |
     /// | ``addsIdempotencyKey`` | off | the header only helps servers that implement it |
+    ///
+    /// Beside the libraries people compare it with: Alamofire's `RetryPolicy` retries 408, 500,
+    /// 502, 503 and 504; Polly's HTTP resilience pipeline (Microsoft.Extensions.Http.Resilience)
+    /// 408, 429 and every 5xx; the AWS SDKs throttling errors (429 and the services' throttling
+    /// codes) and 500, 502, 503 and 504. 500 stays out here: it says the server failed on this
+    /// request, most often a defect that fails the same way again, so retrying it multiplies the
+    /// load and delays the error a person should see; add it for a backend known to answer 500
+    /// to transient trouble.
     public struct Configuration: Sendable, Hashable {
         public var backoff: Backoff
         public var retryAfter: RetryAfterPolicy
@@ -46,7 +54,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
         public init(
             backoff: Backoff = Backoff(),
             retryAfter: RetryAfterPolicy = RetryAfterPolicy(),
-            retryableStatuses: Set<Int> = [429, 502, 503, 504],
+            retryableStatuses: Set<Int> = [408, 429, 502, 503, 504],
             retryableNetworkFailures: Set<NetworkErrorCode> = [
                 .timeout, .connectTimeout, .stalled, .cannotConnect, .connectionReset, .incompleteResponse,
             ],
@@ -58,6 +66,18 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
             self.retryableNetworkFailures = retryableNetworkFailures
             self.addsIdempotencyKey = addsIdempotencyKey
         }
+
+        /// The defaults of the table above.
+        public static let `default` = Configuration()
+
+        /// Retries nothing: the handler then only feeds the retry budget.
+        public static let disabled = Configuration(retryableStatuses: [], retryableNetworkFailures: [])
+
+        /// For background work: ``Backoff/background`` waits, `Retry-After` honoured up to 10
+        /// minutes, and idempotency keys on requests that are not idempotent (a background queue
+        /// retries uploads, which servers that honour the key then apply once).
+        public static let background = Configuration(
+            backoff: .background, retryAfter: RetryAfterPolicy(maximum: .seconds(600)), addsIdempotencyKey: true)
     }
 
     /// The methods that may be sent twice with the effect of once (RFC 9110, section 9.2.2).

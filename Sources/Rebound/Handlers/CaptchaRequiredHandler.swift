@@ -53,6 +53,13 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
             self.statuses = statuses
             self.maxChallengesPerRequest = max(0, maxChallengesPerRequest)
         }
+
+        /// The defaults of the table above.
+        public static let `default` = Configuration()
+
+        /// Never asks a person: a captcha ends the call with
+        /// ``RecoveryErrorCode/captchaAttemptsExhausted`` (background work, where nobody can answer).
+        public static let disabled = Configuration(maxChallengesPerRequest: 0)
     }
 
     /// How many solved challenges the handler remembers.

@@ -165,3 +165,17 @@ public struct Backoff: Sendable, Hashable {
         return result
     }
 }
+
+extension Backoff {
+    /// 0.2 s × 2^k, capped at 10 s, full jitter: an interactive call that rides out a blip
+    /// within a person's patience.
+    public static let `default` = Backoff()
+
+    /// No wait between attempts: for tests, and for retries whose wait comes from elsewhere
+    /// (`Retry-After` alone).
+    public static let disabled = Backoff(base: .zero, multiplier: 1, cap: .zero, jitter: .none)
+
+    /// 1 s × 2^k, capped at 5 min, full jitter: background work (a sync, an upload queue) that
+    /// nobody watches, where waiting longer costs nothing and spares a struggling server.
+    public static let background = Backoff(base: .seconds(1), multiplier: 2, cap: .seconds(300), jitter: .full)
+}

@@ -19,3 +19,16 @@ public struct RequestLimits: Hashable, Sendable {
         self.attemptTimeout = attemptTimeout
     }
 }
+
+extension RequestLimits {
+    /// 4 attempts within 30 s, 10 s each: see the table above.
+    public static let `default` = RequestLimits()
+
+    /// One attempt, no retries: for calls that must not be repeated, or whose caller retries.
+    public static let singleAttempt = RequestLimits(maxAttempts: 1)
+
+    /// 8 attempts within 10 min, 60 s each: background work that nobody waits for, which may take
+    /// its time to get through an outage.
+    public static let background = RequestLimits(
+        maxAttempts: 8, deadline: .seconds(600), attemptTimeout: .seconds(60))
+}

@@ -63,6 +63,32 @@ import Testing
         #expect(overloaded - rounds == 4, "retries in all: \(overloaded - rounds)")
     }
 
+    @Test func aRequestTimeoutIsRetriedByDefaultAndA500IsNot() async throws {
+        let transport = ScriptedTransport([.status(.requestTimeout), .tasks, .status(.internalServerError)])
+        let api = try makeManager(transport, handlers: [temporaryHandler()])
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(transport.requests.count == 2)
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-HT500")
+    }
+
+    @Test func thePresetsSayWhatTheyAreFor() async throws {
+        #expect(BackendTemporaryErrorHandler.Configuration.default == .init())
+        #expect(BackendTemporaryErrorHandler.Configuration.disabled.retryableStatuses.isEmpty)
+        #expect(BackendTemporaryErrorHandler.Configuration.background.backoff == .background)
+        #expect(Backoff.background.cap == .seconds(300))
+        #expect(RequestLimits.singleAttempt.maxAttempts == 1)
+        #expect(CaptchaRequiredHandler.Configuration.disabled.maxChallengesPerRequest == 0)
+
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let disabled = BackendTemporaryErrorHandler(configuration: .disabled)
+        let error = await #expect(throws: APIError.self) {
+            try await makeManager(transport, handlers: [disabled]).send(SampleEndpoints.listTasks)
+        }
+        #expect(error?.chain.short == "AP8-HT503")
+        #expect(transport.requests.count == 1)
+    }
+
     /// A failed attempt of a GET answered with `head`.
     static func failure(_ error: any Error, head: HTTPResponse) -> FailedAttempt {
         FailedAttempt(
