@@ -87,7 +87,7 @@ struct TaskClientCommand: AsyncParsableCommand {
         let api = APIReference()
         let auth = AuthRefreshHandler(store: credentials) { expired in
             guard let refreshToken = expired?.refreshToken else { throw RecoveryError(.noCredential) }
-            let tokens = try await api.value.refresh(refreshToken)
+            let tokens = try await api.get().refresh(refreshToken)
             return Credential(
                 accessToken: tokens.accessToken,
                 refreshToken: tokens.refreshToken,
@@ -98,23 +98,28 @@ struct TaskClientCommand: AsyncParsableCommand {
             solver: CaptchaAnswerer(fixedAnswer: captchaAnswer),
             verifier: CaptchaVerification(api: api)
         )
-        api.value = TaskAPI(
+        let built = TaskAPI(
             manager: try APIDataManager(
                 baseURL: baseURL, transport: transport, handlers: [temporary, auth, captcha], logger: logger))
-        return TaskInteractor(api: api.value, credentials: credentials)
+        api.set(built)
+        return TaskInteractor(api: built, credentials: credentials)
     }
 }
 
 /// The API, set once it is built: its handlers send requests through it.
 final class APIReference: Sendable {
+    /// A handler asked for the API before it was built.
+    struct NotBuilt: Error {}
+
     private let api = Mutex<TaskAPI?>(nil)
 
-    var value: TaskAPI {
-        get {
-            guard let api = api.withLock({ $0 }) else { preconditionFailure("The API is used before it was built.") }
-            return api
-        }
-        set { api.withLock { $0 = newValue } }
+    func set(_ built: TaskAPI) {
+        api.withLock { $0 = built }
+    }
+
+    func get() throws(NotBuilt) -> TaskAPI {
+        guard let built = api.withLock({ $0 }) else { throw NotBuilt() }
+        return built
     }
 }
 
@@ -123,6 +128,6 @@ struct CaptchaVerification: CaptchaVerifier {
     let api: APIReference
 
     func verify(_ challenge: CaptchaChallenge, answer: String) async throws {
-        try await api.value.verifyCaptcha(id: challenge.id, answer: answer)
+        try await api.get().verifyCaptcha(id: challenge.id, answer: answer)
     }
 }
