@@ -12,8 +12,8 @@ final class CurlEasyHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
     /// libcurl writes a readable message here when a transfer fails.
     let errorBuffer: UnsafeMutablePointer<CChar>
-    /// Requests sent for the current transfer: the first, one per redirect libcurl followed, and
-    /// one per time libcurl sent the request again on a new connection, because the kept-alive
+    /// Requests sent for the current transfer: the first, and one per time libcurl sent the
+    /// request again on a new connection, because the kept-alive
     /// one it used died before any answer or a GOAWAY refused its HTTP/2 stream. Counted on the
     /// loop thread by the pre-request callback, set back to zero by ``prepareForReuse()`` on the
     /// caller's thread after the idle pool's lock handed the handle over: never two threads at a
@@ -69,6 +69,9 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(self).toOpaque()),
             share.map { set(CURLOPT_SHARE, pointer: UnsafeRawPointer($0.raw)) } ?? CURLE_OK,
             set(CURLOPT_PROTOCOLS_STR, "http,https"),
+            // Redirects are followed by RedirectFollower, one transfer per hop (libcurl's default;
+            // set here to say so).
+            set(CURLOPT_FOLLOWLOCATION, 0),
             // Offers what this libcurl can decode (gzip, br, zstd) and turns decoding on. Without
             // any (a libcurl built without zlib), nothing is offered and nothing decoded.
             CurlGlobal.acceptedEncodings.map { set(CURLOPT_ACCEPT_ENCODING, $0) } ?? CURLE_OK,
@@ -149,7 +152,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// pull request 19066.) An HTTP/2 request that libcurl sends again over HTTP/1.1 counts here
     /// too, which only costs a handle.
     var hasResent: Bool {
-        requestsSent > 1 && requestsSent > info(long: CURLINFO_REDIRECT_COUNT) + 1
+        requestsSent > 1
     }
 
     /// The message libcurl left in the error buffer, if any, with the credentials of any URL in it

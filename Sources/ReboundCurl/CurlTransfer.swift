@@ -24,7 +24,6 @@ final class CurlTransfer: @unchecked Sendable {
     struct Completion {
         var status: Int
         var httpVersion: Int
-        var redirectCount: Int
         var newConnections: Int
         /// Time until the request could be sent: zero when no connection was ever ready. (The
         /// connect time alone is zero on a reused connection too.)
@@ -69,16 +68,11 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var activeIndex = 0
     @exclusivity(unchecked) var bytesReceived = 0
     /// Whether the head being received ended (its empty line came): what follows is the body and
-    /// perhaps trailers, or, after an interim response or a redirect, the next response's head.
+    /// perhaps trailers, or, after an interim response, the real response's head.
     @exclusivity(unchecked) var headEnded = false
-    /// Whether the head being received (1xx or 3xx) may be followed by another response's.
-    @exclusivity(unchecked) var anotherHeadMayFollow = false
     /// Whether the head being received is an interim one (1xx), whose request the next head
-    /// answers too; a redirect's (3xx) is followed only by the answer to another request.
+    /// answers too.
     @exclusivity(unchecked) var headIsInterim = false
-    /// How many requests libcurl had sent (``CurlEasyHandle/requestsSent``) when the head being
-    /// received started.
-    @exclusivity(unchecked) var requestsSentAtHead = 0
     /// Whether the head being received frames a body by its `Content-Length`: not the answer to
     /// a HEAD, nor a 1xx, 204 or 304, which end with their head (RFC 9112, section 6.3).
     @exclusivity(unchecked) var headFramesBody = false
@@ -144,18 +138,6 @@ final class CurlTransfer: @unchecked Sendable {
         // (CurlEasyHandle.init). libcurl keeps the others from one transfer to the next, so those
         // that are the same as the handle's previous transfer's are not set again: each setting
         // costs libcurl a few hundred instructions, and a string one a copy (docs/performance.md).
-        let follows: Bool
-        let maxRedirects: Int
-        switch options.redirects {
-        case .doNotFollow:
-            (follows, maxRedirects) = (false, 0)
-        case .follow(let max):
-            // libcurl keeps a custom method on every redirect and drops the body: a DELETE sent
-            // on by a 303 would delete where it points, a PUT would overwrite with nothing. Only
-            // GET, HEAD and POST (which libcurl turns into a GET, as browsers do) are followed;
-            // any other method gets the redirect itself back.
-            (follows, maxRedirects) = (RedirectFollower.followsRedirects(method), Swift.max(0, max))
-        }
         let settings = TransferSettings(
             target: target,
             connectTimeout: options.connectTimeout,
@@ -163,8 +145,6 @@ final class CurlTransfer: @unchecked Sendable {
             // Refuses early when Content-Length already says too much; the write callback guards
             // the rest. (Not for HEAD, whose Content-Length describes a body that never comes.)
             maxFileSize: method == .head ? 0 : Int64(Swift.max(0, options.maxResponseBodySize)),
-            follows: follows,
-            maxRedirects: maxRedirects,
             httpVersion: options.httpVersion,
             isPlainGet: method == .get && !sendsBody,
             stallTimeout: options.stallTimeout,
@@ -185,10 +165,6 @@ final class CurlTransfer: @unchecked Sendable {
                 )
             }
         }
-        if previous?.target.usesTLS != usesTLS {
-            // Never follow a redirect from https down to http: credentials would travel in clear text.
-            check(easy.set(CURLOPT_REDIR_PROTOCOLS_STR, usesTLS ? "https" : "http,https"))
-        }
         check(easy.set(CURLOPT_PRIVATE, pointer: me))
         check(easy.set(CURLOPT_WRITEDATA, pointer: me))
         check(easy.set(CURLOPT_HEADERDATA, pointer: me))
@@ -201,8 +177,6 @@ final class CurlTransfer: @unchecked Sendable {
         if previous?.maxFileSize != settings.maxFileSize {
             check(easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: settings.maxFileSize))
         }
-        if previous?.follows != follows { check(easy.set(CURLOPT_FOLLOWLOCATION, follows ? 1 : 0)) }
-        if previous?.maxRedirects != maxRedirects { check(easy.set(CURLOPT_MAXREDIRS, maxRedirects)) }
         if previous?.httpVersion != settings.httpVersion {
             switch options.httpVersion {
             case .automatic: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
@@ -212,8 +186,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         check(easy.set(CURLOPT_HTTPHEADER, pointer: headerList.head.map { UnsafeRawPointer($0) }))
 
-        // A plain GET after a plain GET leaves the method options as they are (libcurl changes
-        // only its per-transfer copy of the method when it follows a redirect). Otherwise: back
+        // A plain GET after a plain GET leaves the method options as they are. Otherwise: back
         // to a plain GET, then the method. The order matters: setting POSTFIELDS, even to
         // nothing, makes the request a POST, and HTTPGET, set last, makes it a GET again (and
         // clears NOBODY and UPLOAD).
@@ -309,10 +282,9 @@ final class CurlTransfer: @unchecked Sendable {
     ///
     /// Trailer fields are dropped: they are not header fields (RFC 9110, section 6.5.1), and taken
     /// for them, they added to what the head said after the body, or, shaped like a status line,
-    /// replaced the head whole. Only after an interim response, or after a redirect once libcurl
-    /// sent the request it leads to, and before any body, does a status line start a new head,
-    /// and then the old one is forgotten: until libcurl follows a redirect (and when it does not
-    /// follow it at all), what comes after its head is its own body and trailers.
+    /// replaced the head whole. Only after an interim response does a status line start a new
+    /// head, and then the interim one is forgotten. (libcurl follows no redirect: a transfer
+    /// receives one response, and perhaps interim ones before it.)
     ///
     /// A head whose `Content-Length` fields disagree (`5` and `7`, or `5, 7`) ends the transfer:
     /// libcurl would take one of them, and which one the server, or a proxy between, meant is
@@ -322,8 +294,7 @@ final class CurlTransfer: @unchecked Sendable {
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         bytesReceived &+= bytes.count
         if headEnded {
-            guard anotherHeadMayFollow, body.isEmpty, headIsInterim || easy.requestsSent > requestsSentAtHead,
-                let status = ResponseHeadParser.statusCode(ofStatusLine: bytes)
+            guard headIsInterim, let status = ResponseHeadParser.statusCode(ofStatusLine: bytes)
             else { return true }
             easy.head.removeAll()
             headEnded = false
@@ -345,13 +316,10 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Notes what may follow a head with `status`: an interim response (1xx) is followed by the
-    /// real one, and a redirect (3xx) by the answer from where it points when libcurl follows it.
-    /// (A proxy's answer to CONNECT never reaches the header callback:
+    /// real one. (A proxy's answer to CONNECT never reaches the header callback:
     /// `CURLOPT_SUPPRESS_CONNECT_HEADERS`.)
     private func startHead(status: Int) {
         headIsInterim = (100..<200).contains(status)
-        anotherHeadMayFollow = headIsInterim || (300..<400).contains(status)
-        requestsSentAtHead = easy.requestsSent
         headFramesBody = !isHead && !headIsInterim && status != 204 && status != 304
     }
 
@@ -360,7 +328,6 @@ final class CurlTransfer: @unchecked Sendable {
         Completion(
             status: easy.info(long: CURLINFO_RESPONSE_CODE),
             httpVersion: easy.info(long: CURLINFO_HTTP_VERSION),
-            redirectCount: easy.info(long: CURLINFO_REDIRECT_COUNT),
             newConnections: easy.info(long: CURLINFO_NUM_CONNECTS),
             pretransferMicroseconds: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T),
             errorMessage: easy.errorMessage,
@@ -416,7 +383,6 @@ final class CurlTransfer: @unchecked Sendable {
             body: body,
             info: TransferInfo(
                 httpVersion: version,
-                redirectCount: completion.redirectCount,
                 newConnections: completion.newConnections
             )
         )
@@ -489,13 +455,11 @@ private let curlWriteHeader: curl_write_callback = { pointer, size, count, userD
 /// The options of a transfer that may change from one transfer to the next on the same handle, as
 /// last set on it (see ``CurlEasyHandle/settings``).
 struct TransferSettings {
-    /// The URL; its scheme also decides the protocols redirects may go to.
+    /// The URL.
     var target: URLTarget
     var connectTimeout: Duration
     var timeout: Duration
     var maxFileSize: Int64
-    var follows: Bool
-    var maxRedirects: Int
     var httpVersion: HTTPVersionPreference
     /// A GET without a body: the method options as resetting them to a GET leaves them.
     var isPlainGet: Bool

@@ -95,14 +95,15 @@ public final class CurlTransport: HTTPTransport {
         body: Data?,
         options: TransportOptions
     ) async throws(NetworkError) -> TransportResponse {
-        if let max = RedirectFollower.limitIfFollowedHere(request, options: options) {
-            return try await sendFollowingRedirects(request, body: body, options: options, max: max)
+        guard let max = RedirectFollower.limit(for: request, options: options) else {
+            return try await perform(request, body: body, options: options)
         }
-        return try await perform(request, body: body, options: options)
+        return try await sendFollowingRedirects(request, body: body, options: options, max: max)
     }
 
-    /// Sends a request whose redirects `RedirectFollower` follows, one transfer per hop, within
-    /// the request's one total timeout.
+    /// Sends a request and follows its redirects, one transfer per hop, within the request's one
+    /// total timeout: libcurl follows none itself, so that each hop is checked against the one
+    /// before (``RedirectFollower``).
     private func sendFollowingRedirects(
         _ request: HTTPRequest,
         body: Data?,
@@ -113,7 +114,6 @@ public final class CurlTransport: HTTPTransport {
         // following ones read the clock again.
         let start = ContinuousClock.now
         var hop = options
-        hop.redirects = .doNotFollow
         var current = (request: request, body: body)
         var followed = 0
         var newConnections = 0

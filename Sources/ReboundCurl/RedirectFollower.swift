@@ -2,37 +2,29 @@ import Foundation
 import HTTPTypes
 import Rebound
 
-/// Follows redirects on the transport's side, one transfer per hop, where libcurl's own following
-/// would do what the transport promises not to.
+/// Follows redirects on the transport's side, one transfer per hop: libcurl follows none
+/// (`CURLOPT_FOLLOWLOCATION` stays off), so that every hop is checked against the one before.
 ///
-/// Two kinds of request are followed here:
-/// - One that starts on `http`. libcurl takes the protocols a redirect may lead to once per
-///   transfer, and a request that may go up from `http` to `https` could then come back down to
-///   `http`; here each hop is checked against the one before.
-/// - One that carries secrets libcurl would forward to another host. libcurl 7.88 drops
-///   `Authorization` and `Cookie` when a redirect leaves the host, and nothing else: a token in a
-///   field of another name (`X-Api-Key`) would reach whatever host the redirect names. A field
-///   marked secret (`indexingStrategy = .disallow`, HTTP's "never index" flag for sensitive
-///   values, which `AuthRefreshHandler` sets on its own), or a `Proxy-Authorization` field, is
-///   dropped here when a hop leaves the origin.
-///
-/// Other `https` requests are left to libcurl, which allows them only `https` and is faster.
+/// - A hop from `https` never goes to `http`, even when the request started on `http` and an
+///   earlier hop went up to `https`; `http` may go to `https`; no other protocol is followed.
+/// - Secrets never cross origins: `Authorization`, `Cookie`, `Proxy-Authorization` and every
+///   field marked secret (`indexingStrategy = .disallow`, HTTP's "never index" flag for sensitive
+///   values, which `AuthRefreshHandler` sets on its own) are dropped, with a caller's `Host`,
+///   when a hop leaves the scheme, host and port it came from.
+/// - Methods change as RFC 9110 (section 15.4) and browsers change them: 303 turns anything but
+///   HEAD into a GET without a body; 301 and 302 turn a POST into one; 300, 307 and 308 repeat
+///   the request with its method and body.
+/// - Only GET, HEAD and POST are followed. RFC 9110 asks a client to take care with automatic
+///   redirects of methods that are not safe; a PUT, PATCH or DELETE gets the redirect itself
+///   back, for its caller to decide.
 enum RedirectFollower {
-    /// How many redirects the transport follows itself for `request`, or `nil` when libcurl
-    /// follows them (or none are followed).
-    static func limitIfFollowedHere(_ request: HTTPRequest, options: TransportOptions) -> Int? {
+    /// How many redirects the transport follows for `request`, or `nil` when it follows none.
+    static func limit(for request: HTTPRequest, options: TransportOptions) -> Int? {
         guard case .follow(let max) = options.redirects, followsRedirects(request.method) else { return nil }
-        guard request.scheme?.lowercased() == "https" else { return max }
-        // libcurl itself drops Authorization and Cookie on a redirect to another host, and nothing else.
-        let carriesOtherSecrets = request.headerFields.contains { field in
-            field.name == .proxyAuthorization
-                || (field.indexingStrategy == .disallow && field.name != .authorization && field.name != .cookie)
-        }
-        return carriesOtherSecrets ? max : nil
+        return max
     }
 
-    /// Whether redirects of `method` are followed at all. libcurl keeps a custom method on every
-    /// redirect and drops the body, so only GET, HEAD and POST (which becomes a GET) are followed.
+    /// Whether redirects of `method` are followed at all.
     static func followsRedirects(_ method: HTTPRequest.Method) -> Bool {
         method == .get || method == .head || method == .post
     }
@@ -99,8 +91,8 @@ enum RedirectFollower {
         next.path = (nextPath.isEmpty ? "/" : nextPath) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
 
         var nextBody = body
-        // As libcurl and browsers do: 303 turns anything but HEAD into a GET, and 301 and 302 turn
-        // a POST into one; 300, 307 and 308 repeat the request as it was.
+        // RFC 9110, section 15.4: 303 turns anything but HEAD into a GET, and 301 and 302 turn a
+        // POST into one (as browsers do); 300, 307 and 308 repeat the request as it was.
         if (code == 303 && request.method != .head) || ((code == 301 || code == 302) && request.method == .post) {
             next.method = .get
             nextBody = nil
@@ -108,8 +100,7 @@ enum RedirectFollower {
             next.headerFields[.contentLength] = nil
         }
         if !sameOrigin {
-            // A caller's Host names the first origin, not this one: libcurl drops it too when a
-            // redirect leaves the host.
+            // A caller's Host names the first origin, not this one.
             next.headerFields = HTTPFields(next.headerFields.filter { !isSecret($0) && $0.name != host })
         }
         return (next, nextBody)

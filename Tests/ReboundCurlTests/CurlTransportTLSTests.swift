@@ -87,6 +87,24 @@ final class CurlTransportTLSTests {
         #expect(response.head.headerFields[.location] == nil)
     }
 
+    @Test func anHTTPSRedirectToAHostLibcurlCouldReadDifferentlyIsRefused() async throws {
+        // Each hop of an https request is checked by the transport too: libcurl, following it
+        // itself, decoded the host and went looking for "evil.test".
+        let error = await #expect(throws: NetworkError.self) { try await transport.send(request("/to-encoded-host")) }
+        #expect(error?.code == .invalidURL)
+    }
+
+    @Test func aCookieStaysBehindWhenAnHTTPSRedirectLeavesTheOriginForAnotherPort() async throws {
+        // libcurl, following an https redirect itself, dropped a caller's Cookie only when the
+        // host changed: another port on the same host got it.
+        var request = HTTPRequest(
+            method: .get, scheme: "https", authority: "127.0.0.1:\(server.goawayPort)", path: "/to-other-port")
+        request.headerFields[.cookie] = "session=cookie-secret"
+        let response = try await transport.send(request)
+        #expect(response.info.redirectCount == 1)
+        #expect(String(decoding: response.body, as: UTF8.self) == "[]")
+    }
+
     @Test func streamsCutOffByAGoawayAreSentAgainByLibcurl() async throws {
         // nginx ends each HTTP/2 connection with a GOAWAY after 10 requests; streams the server
         // never processed must go out again on a new connection, not fail. libcurl sends a request

@@ -35,37 +35,28 @@ import Testing
         try RedirectFollower.next(after: response, to: request, body: body, followed: followed, max: max)
     }
 
-    @Test func httpsRequestsAreFollowedHereOnlyWithASecretOfTheirOwnName() {
+    @Test func everyRequestOfAFollowedMethodIsFollowedHereOnHTTPAndHTTPSAlike() {
+        // libcurl follows no redirect: whatever the scheme and whatever the fields, the limit is
+        // the options' one, and each hop is checked against the one before.
         var options = TransportOptions()
-        let https = (scheme: "https", authority: "a.test")
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.get, https), options: options) == 5)
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.post, https), options: options) == 5)
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.put, https), options: options) == nil)
-        var plain = Self.request(.get, https)
-        plain.headerFields[Self.apiKey] = nil
-        // Authorization and Cookie alone: libcurl drops them itself on a redirect to another host.
-        var marked = plain
-        marked.headerFields = HTTPFields(
-            marked.headerFields.map { field in
-                var field = field
-                field.indexingStrategy = .disallow
-                return field
-            }.filter { $0.name == .authorization || $0.name == .cookie })
-        #expect(RedirectFollower.limitIfFollowedHere(plain, options: options) == nil)
-        #expect(RedirectFollower.limitIfFollowedHere(marked, options: options) == nil)
-        // On http, whatever the fields: each hop is checked against the one before, so that one
-        // that went up to https does not come back down (libcurl allows a transfer its protocols
-        // once).
-        var http = plain
-        http.scheme = "http"
-        #expect(RedirectFollower.limitIfFollowedHere(http, options: options) == 5)
-        http.scheme = "HTTP"
-        #expect(RedirectFollower.limitIfFollowedHere(http, options: options) == 5)
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(.put), options: options) == nil)
+        for scheme in ["http", "https", "HTTPS"] {
+            var plain = HTTPRequest(method: .get, scheme: scheme, authority: "a.test", path: "/")
+            #expect(RedirectFollower.limit(for: plain, options: options) == 5)
+            plain.method = .head
+            #expect(RedirectFollower.limit(for: plain, options: options) == 5)
+            #expect(RedirectFollower.limit(for: Self.request(.post, (scheme, "a.test")), options: options) == 5)
+        }
         options.redirects = .follow(max: 2)
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(), options: options) == 2)
+        #expect(RedirectFollower.limit(for: Self.request(), options: options) == 2)
         options.redirects = .doNotFollow
-        #expect(RedirectFollower.limitIfFollowedHere(Self.request(), options: options) == nil)
+        #expect(RedirectFollower.limit(for: Self.request(), options: options) == nil)
+    }
+
+    @Test(arguments: [HTTPRequest.Method.put, .patch, .delete])
+    func aRequestThatIsNotSafeGetsTheRedirectItselfBack(method: HTTPRequest.Method) {
+        #expect(RedirectFollower.limit(for: Self.request(method), options: TransportOptions()) == nil)
+        #expect(
+            RedirectFollower.limit(for: Self.request(method, ("https", "a.test")), options: TransportOptions()) == nil)
     }
 
     @Test(arguments: [
@@ -95,10 +86,13 @@ import Testing
         #expect(ipv6.request.authority == "[::1]:8080")
     }
 
-    @Test func aProxyAuthorizationIsFollowedHereEvenUnmarked() {
+    @Test func aProxyAuthorizationStaysWithItsOrigin() throws {
         var request = HTTPRequest(method: .get, scheme: "http", authority: "a.test", path: "/")
         request.headerFields[.proxyAuthorization] = "Basic cHJveHk6c2VjcmV0"
-        #expect(RedirectFollower.limitIfFollowedHere(request, options: TransportOptions()) == 5)
+        let far = try #require(try next(Self.redirect(302, to: "http://b.test/x"), request))
+        #expect(far.request.headerFields[.proxyAuthorization] == nil)
+        let near = try #require(try next(Self.redirect(302, to: "/x"), request))
+        #expect(near.request.headerFields[.proxyAuthorization] == "Basic cHJveHk6c2VjcmV0")
     }
 
     @Test func aResponseThatIsNoRedirectIsTheAnswer() throws {

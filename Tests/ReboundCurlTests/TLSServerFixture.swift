@@ -98,6 +98,8 @@ final class TLSServerFixture: @unchecked Sendable {
                     location = /hello { return 200 "hello over TLS"; }
                     location = /to-plain { return 302 http://127.0.0.1:\(plainPort)/hello; }
                     location = /to-tls { return 302 https://127.0.0.1:\(tlsPort)/hello; }
+                    location = /cookie { return 200 "[$http_cookie]"; }
+                    location = /to-encoded-host { return 302 "https://ev%69l.test/hello"; }
                     location = /large-head {
             \(Self.largeHeadFields)
                         return 200 "a large head";
@@ -115,6 +117,7 @@ final class TLSServerFixture: @unchecked Sendable {
                     ssl_certificate_key \(directory.path)/key.pem;
                     keepalive_requests 10;
                     location = /hello { return 200 "hello before goodbye"; }
+                    location = /to-other-port { return 302 https://127.0.0.1:\(tlsPort)/cookie; }
                 }
                 server {
                     listen 127.0.0.1:\(sessionPort) ssl;
