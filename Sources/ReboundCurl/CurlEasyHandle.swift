@@ -23,10 +23,6 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// next: a transfer sets only those that differ (`nil`: set them all). Owned, like the handle,
     /// by one thread at a time.
     @exclusivity(unchecked) var settings: TransferSettings?
-    /// The head of the response being received, line by line from the header callback on the
-    /// loop thread, copied out when the transfer ends; kept from one transfer to the next, so
-    /// that receiving a head allocates nothing. Owned like ``settings``.
-    @exclusivity(unchecked) var head = ResponseHeadBuffer()
     /// The TLS session cache this handle uses, kept alive as long as the handle is.
     private let share: CurlShare?
     /// The URL of the handle's transfers, parsed once per URL (``setURL(_:)``) and given to
@@ -77,7 +73,7 @@ final class CurlEasyHandle: @unchecked Sendable {
             CurlGlobal.acceptedEncodings.map { set(CURLOPT_ACCEPT_ENCODING, $0) } ?? CURLE_OK,
             set(CURLOPT_TCP_KEEPALIVE, 1),
             // A proxy's answer to CONNECT is not the server's: kept from the header callback, it
-            // never passes for the head of the response (CurlTransfer.receiveHeaderLine).
+            // never passes for the head of the response (ResponseReceiver).
             set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1),
             // A burst to a host not yet connected waits for the first connection to learn
             // whether it multiplexes (HTTP/2), instead of opening a connection per request.
@@ -114,7 +110,6 @@ final class CurlEasyHandle: @unchecked Sendable {
         curl_easy_cleanup(raw)
         curl_url_cleanup(url)
         errorBuffer.deallocate()
-        head.deallocate()
     }
 
     /// Points the handle's next transfers at `url`, an absolute http or https URL.
@@ -140,7 +135,6 @@ final class CurlEasyHandle: @unchecked Sendable {
     func prepareForReuse() {
         errorBuffer[0] = 0
         requestsSent = 0
-        head.prepareForReuse()
     }
 
     /// Whether libcurl sent the last transfer's request again on a new connection.
@@ -208,69 +202,4 @@ final class CurlEasyHandle: @unchecked Sendable {
 private let countRequest: curl_prereq_callback = { handle, _, _, _, _ in
     Unmanaged<CurlEasyHandle>.fromOpaque(handle!)._withUnsafeGuaranteedRef { $0.requestsSent += 1 }
     return CURL_PREREQFUNC_OK
-}
-
-/// The bytes of a response head as they arrive: a buffer that grows by doubling, emptied for each
-/// new response, and given back when an unusually large head made it grow past what a typical
-/// head needs. libcurl refuses a head larger than 300 KiB (CVE-2023-38039), which bounds it.
-struct ResponseHeadBuffer {
-    private var base: UnsafeMutableRawPointer?
-    private var capacity = 0
-    private var count = 0
-
-    /// Room for a typical head (nginx: about 250 bytes; a CDN's: 1–2 KiB).
-    private static let initialCapacity = 2048
-    /// A buffer that grew past this is given back between transfers rather than kept.
-    private static let keptCapacity = 16 * 1024
-
-    /// A copy of the bytes received so far.
-    var bytes: [UInt8] {
-        guard let base, count > 0 else { return [] }
-        // Not `init(unsafeUninitializedCapacity:)`: the standard library runs its allocation
-        // unspecialised, looking the array's storage type up in the runtime's metadata cache on
-        // every call (about 700 instructions); copying a buffer stays specialised.
-        return [UInt8](UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))
-    }
-
-    @inline(__always)
-    mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard let source = bytes.baseAddress else { return }
-        let needed = count + bytes.count
-        if needed > capacity { grow(toHold: needed) }
-        (base! + count).copyMemory(from: source, byteCount: bytes.count)
-        count = needed
-    }
-
-    /// Whether no byte of a head was received yet.
-    var isEmpty: Bool { count == 0 }
-
-    /// Forgets the bytes, keeping the memory (a new response starts: after a redirect or a 1xx).
-    mutating func removeAll() {
-        count = 0
-    }
-
-    /// Forgets the bytes, and gives the memory back if it grew unusually large.
-    mutating func prepareForReuse() {
-        count = 0
-        if capacity > Self.keptCapacity { deallocate() }
-    }
-
-    mutating func deallocate() {
-        base?.deallocate()
-        base = nil
-        capacity = 0
-        count = 0
-    }
-
-    @inline(never)
-    private mutating func grow(toHold needed: Int) {
-        let newCapacity = Swift.max(Self.initialCapacity, needed, capacity * 2)
-        let new = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
-        if let base {
-            new.copyMemory(from: base, byteCount: count)
-            base.deallocate()
-        }
-        base = new
-        capacity = newCapacity
-    }
 }

@@ -242,7 +242,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 transfer.lastProgressTime = now
                 continue
             }
-            let moved = transfer.bytesReceived &+ transfer.bytesUploaded()
+            let moved = transfer.receiver.bytesReceived &+ transfer.bytesUploaded()
             if moved != transfer.lastProgressBytes {
                 transfer.lastProgressBytes = moved
                 transfer.lastProgressTime = now

@@ -92,7 +92,7 @@ import Testing
         (.options, false, false),
     ])
     func whichRequestsSendABody(method: HTTPRequest.Method, hasBody: Bool, expected: Bool) {
-        #expect(CurlTransfer.sendsBody(method: method, hasBody: hasBody) == expected)
+        #expect(TransferSettings.sendsBody(method: method, hasBody: hasBody) == expected)
     }
 
     @Test func nonASCIIValuesKeepTheirBytes() {

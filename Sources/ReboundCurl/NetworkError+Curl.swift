@@ -1,6 +1,53 @@
 import CCurl
 import Rebound
 
+extension NetworkError {
+    /// The error for a transfer that libcurl ended with `code`.
+    ///
+    /// The code comes from ``NetworkErrorCode/init(curlCode:message:bodyLimitExceeded:connected:)``;
+    /// the reason names the limit that was passed where there is one, and libcurl's text otherwise.
+    ///
+    /// - Parameters:
+    ///   - code: What `curl_multi_info_read` reported; not `CURLE_OK`.
+    ///   - message: libcurl's error text for the transfer, if it wrote one.
+    ///   - receiverFailure: Why the ``ResponseReceiver`` ended the transfer, if it did.
+    ///   - connected: Whether a connection had been established.
+    ///   - options: The transfer's options, whose limits the reasons name.
+    init(
+        curlCode code: CURLcode,
+        message: String?,
+        receiverFailure: ResponseReceiver.Failure?,
+        connected: Bool,
+        options: TransportOptions
+    ) {
+        let message = message ?? String(cString: curl_easy_strerror(code))
+        let context: ErrorContext = ["curlCode": "\(code.rawValue)", "curlError": "\(message)"]
+        let bodyLimitExceeded = receiverFailure == .bodyTooLarge
+        if code == CURLE_WRITE_ERROR && receiverFailure == .conflictingLengths {
+            self.init(.protocolError, reason: "The response's Content-Length fields disagree.", context: context)
+            return
+        }
+        let errorCode = NetworkErrorCode(
+            curlCode: code, message: message, bodyLimitExceeded: bodyLimitExceeded, connected: connected)
+        let reason: String
+        switch errorCode {
+        case .responseTooLarge where bodyLimitExceeded || code == CURLE_FILESIZE_EXCEEDED:
+            reason = "The response body is larger than \(options.maxResponseBodySize) bytes."
+        case .responseTooLarge where message.hasPrefix(NetworkErrorCode.http2HeadTooLargeMessage):
+            // libcurl's own limits on a response head, which no option changes.
+            reason = "The HTTP/2 response head is larger than libcurl accepts (128 KiB)."
+        case .responseTooLarge where code == CURLE_OUT_OF_MEMORY:
+            reason = "A line of the response head is longer than libcurl accepts (100 KiB)."
+        case .responseTooLarge:
+            reason = "The response head is larger than libcurl accepts (300 KiB)."
+        case .timeout: reason = "The request took longer than \(options.timeout)."
+        case .connectTimeout: reason = "Connecting took longer than \(min(options.connectTimeout, options.timeout))."
+        default: reason = message
+        }
+        self.init(errorCode, reason: reason, context: context)
+    }
+}
+
 extension NetworkErrorCode {
     /// Groups libcurl's many result codes into the network layer's stable codes.
     ///
