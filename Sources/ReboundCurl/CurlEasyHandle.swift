@@ -17,12 +17,12 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// one it used died before any answer or a GOAWAY refused its HTTP/2 stream. Counted on the
     /// loop thread by the pre-request callback, set back to zero by ``prepareForReuse()`` on the
     /// caller's thread after the idle pool's lock handed the handle over: never two threads at a
-    /// time, hence no dynamic exclusivity check.
-    @exclusivity(unchecked) var requestsSent = 0
+    /// time.
+    var requestsSent = 0
     /// The transfer options last set on this handle, which libcurl keeps from one transfer to the
     /// next: a transfer sets only those that differ (`nil`: set them all). Owned, like the handle,
     /// by one thread at a time.
-    @exclusivity(unchecked) var settings: TransferSettings?
+    var settings: TransferSettings?
     /// The TLS session cache this handle uses, kept alive as long as the handle is.
     private let share: CurlShare?
     /// The URL of the handle's transfers, parsed once per URL (``setURL(_:)``) and given to
@@ -200,6 +200,6 @@ final class CurlEasyHandle: @unchecked Sendable {
 
 /// libcurl's pre-request callback, called each time a request is about to go out on a connection.
 private let countRequest: curl_prereq_callback = { handle, _, _, _, _ in
-    Unmanaged<CurlEasyHandle>.fromOpaque(handle!)._withUnsafeGuaranteedRef { $0.requestsSent += 1 }
+    Unmanaged<CurlEasyHandle>.fromOpaque(handle!).takeUnretainedValue().requestsSent += 1
     return CURL_PREREQFUNC_OK
 }

@@ -47,15 +47,14 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let maxIdleHandles: Int
     private let thread = Locked<pthread_t?>(nil)
 
-    // Loop-thread state: only the loop thread touches it, so it needs no dynamic exclusivity
-    // check (see CurlTransfer's state).
+    // Loop-thread state: only the loop thread touches it.
     /// The transfers libcurl is running, each at its ``CurlTransfer/activeIndex``: removing one
     /// moves the last into its place, with no hashing (a dictionary's two hashes per request cost
     /// more than the rest of the bookkeeping).
-    @exclusivity(unchecked) private var active: [CurlTransfer] = []
-    @exclusivity(unchecked) private var nextStallCheck: UInt64 = 0
+    private var active: [CurlTransfer] = []
+    private var nextStallCheck: UInt64 = 0
     /// Callers to resume at the end of this turn.
-    @exclusivity(unchecked) private var finished = ResumeBatch()
+    private var finished = ResumeBatch()
 
     /// The CA file every easy handle trusts, if not the system's.
     private let certificateAuthorityFile: String?
@@ -321,9 +320,8 @@ private struct ResumeBatch {
     /// task owns the only reference to the items and can move them out rather than copy them
     /// (a copy of an outcome goes through the runtime's generic tuple witnesses).
     private final class Handover: @unchecked Sendable {
-        /// Touched by one thread at a time (the loop, then the resuming task), so without the
-        /// dynamic exclusivity check every `popLast` would otherwise pay.
-        @exclusivity(unchecked) var items: [Item]
+        /// Touched by one thread at a time: the loop, then the resuming task.
+        var items: [Item]
         init(_ items: [Item]) { self.items = items }
     }
 

@@ -50,18 +50,12 @@ final class CurlTransfer: @unchecked Sendable {
     private let handedBack = Atomic<Bool>(false)
 
     // Loop-thread state while the transfer runs; the caller reads the receiver after completion.
-    //
-    // `@exclusivity(unchecked)`: one thread at a time owns this state (the loop while the transfer
-    // runs, then the caller, through the hand-back above), and no access overlaps another, so the
-    // dynamic exclusivity check Swift makes on every access to a class's `var` only costs: about
-    // 100 instructions each, a thread-local lookup included, and libcurl's header callback makes
-    // one per header line (docs/performance.md). The thread sanitizer still checks the hand-offs.
-    @exclusivity(unchecked) var receiver: ResponseReceiver
-    @exclusivity(unchecked) var isActive = false
+    var receiver: ResponseReceiver
+    var isActive = false
     /// Where the loop keeps it while it is active.
-    @exclusivity(unchecked) var activeIndex = 0
-    @exclusivity(unchecked) var lastProgressBytes = -1
-    @exclusivity(unchecked) var lastProgressTime: UInt64 = 0
+    var activeIndex = 0
+    var lastProgressBytes = -1
+    var lastProgressTime: UInt64 = 0
 
     /// Prepares a transfer for `request` on `easy`, which must not be in use elsewhere.
     init(
@@ -196,21 +190,18 @@ final class CurlTransfer: @unchecked Sendable {
 private let curlWriteBody: curl_write_callback = { pointer, size, count, userData in
     let length = size * count
     guard length > 0, let pointer else { return 0 }
-    // Returning less than `length` makes libcurl abort the transfer with CURLE_WRITE_ERROR. The
-    // transfer is alive while libcurl runs it (the loop holds it), so it is used without a retain.
-    let accepted = Unmanaged<CurlTransfer>.fromOpaque(userData!)._withUnsafeGuaranteedRef {
-        $0.receiver.receiveBody(UnsafeRawBufferPointer(start: pointer, count: length))
-    }
-    return accepted == .proceed ? length : 0
+    // The transfer is alive while libcurl runs it: the loop holds it.
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData!).takeUnretainedValue()
+    let action = transfer.receiver.receiveBody(UnsafeRawBufferPointer(start: pointer, count: length))
+    // Less than `length` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
+    return action == .proceed ? length : 0
 }
 
 /// libcurl's header callback: one whole header line per call.
 private let curlWriteHeader: curl_write_callback = { pointer, size, count, userData in
     let length = size * count
     guard length > 0, let pointer else { return length }
-    let accepted = Unmanaged<CurlTransfer>.fromOpaque(userData!)._withUnsafeGuaranteedRef {
-        $0.receiver.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
-    }
-    // Less than `length` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
-    return accepted == .proceed ? length : 0
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userData!).takeUnretainedValue()
+    let action = transfer.receiver.receiveHeaderLine(UnsafeRawBufferPointer(start: pointer, count: length))
+    return action == .proceed ? length : 0
 }
