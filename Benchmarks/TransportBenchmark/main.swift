@@ -3,6 +3,8 @@
 // scripts/benchmark-transport.sh runs this once per client and workload, next to the C program in
 // Benchmarks/c that drives libcurl directly, and compares them. See BenchmarkOptions for the flags.
 
+import ReboundCurl
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -31,6 +33,11 @@ enum ClientName: String, CaseIterable {
 
 // Before anything else, so that it holds only what the runtime and the linked libraries cost.
 let startUsage = ResourceUsage.current()
+
+// REBOUND_CURL_MEMORY=1: the app's opt-in to libcurl's receive buffer cache, before any transport.
+if let value = getenv("REBOUND_CURL_MEMORY"), String(cString: value) == "1" {
+    CurlTransport.reuseReceiveBuffers()
+}
 
 let options: BenchmarkOptions
 do {

@@ -1,19 +1,41 @@
 import CCurl
 import Glibc
+import Rebound
 
 /// libcurl's process-wide state, initialised once before the first handle is made.
 enum CurlGlobal {
-    /// `curl_global_init` is not thread-safe; a static `let` runs it exactly once, whatever thread asks.
-    /// libcurl gets ``CurlMemory``'s functions, which keep receive buffers for reuse.
-    private static let initialized: Bool = {
-        curl_global_init_mem(
-            Int(CURL_GLOBAL_ALL), CurlMemory.allocate, CurlMemory.release, CurlMemory.reallocate,
-            CurlMemory.duplicate, CurlMemory.allocateZeroed) == CURLE_OK
-    }()
+    private enum State {
+        case uninitialized
+        case initialized(usable: Bool, reusesReceiveBuffers: Bool)
+    }
 
-    /// Initialises libcurl if that has not happened yet; returns whether it is usable.
+    /// `curl_global_init` is not thread-safe: a lock makes sure it runs once, whatever thread asks.
+    private static let state = Locked(State.uninitialized)
+
+    /// Initialises libcurl if that has not happened yet, with the C library's memory functions
+    /// unless ``reuseReceiveBuffers()`` came first; returns whether libcurl is usable.
     static func initialize() -> Bool {
-        initialized
+        state.withLock { state in
+            if case .initialized(let usable, _) = state { return usable }
+            let usable = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+            state = .initialized(usable: usable, reusesReceiveBuffers: false)
+            return usable
+        }
+    }
+
+    /// Initialises libcurl with ``CurlMemory``'s functions, if it was not initialised yet.
+    ///
+    /// - Returns: Whether libcurl uses them: false when a transport initialised it before.
+    static func reuseReceiveBuffers() -> Bool {
+        state.withLock { state in
+            if case .initialized(_, let reuses) = state { return reuses }
+            let usable =
+                curl_global_init_mem(
+                    Int(CURL_GLOBAL_ALL), CurlMemory.allocate, CurlMemory.release, CurlMemory.reallocate,
+                    CurlMemory.duplicate, CurlMemory.allocateZeroed) == CURLE_OK
+            state = .initialized(usable: usable, reusesReceiveBuffers: usable)
+            return usable
+        }
     }
 
     /// The value of `Accept-Encoding`: the encodings this libcurl can decode, `nil` for none.

@@ -11,9 +11,11 @@ import Rebound
 /// flight that was about one page fault and one system call every other request; keeping the
 /// buffers takes the faults away (docs/performance.md).
 ///
-/// The functions are given to `curl_global_init_mem` by ``CurlGlobal``. libcurl uses them only
-/// when that call is the first initialisation of libcurl in the process; if something else (such
-/// as FoundationNetworking) initialised libcurl first, libcurl keeps the C library's functions and
+/// Only an app that asks for it gets them (``CurlTransport/reuseReceiveBuffers()``): they replace
+/// libcurl's allocator for the whole process, which a library must not do behind the app's back.
+/// ``CurlGlobal`` gives them to `curl_global_init_mem`; libcurl uses them only when that call is
+/// the first initialisation of libcurl in the process; if something else (such as
+/// FoundationNetworking) initialised libcurl first, libcurl keeps the C library's functions and
 /// nothing here is used.
 enum CurlMemory {
     /// The size libcurl asks for a receive buffer: its default buffer size (`CURL_MAX_WRITE_SIZE`)

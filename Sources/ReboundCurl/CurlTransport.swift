@@ -87,6 +87,37 @@ public final class CurlTransport: HTTPTransport {
         loop?.shutdown()
     }
 
+    /// Has libcurl keep the receive buffers of finished transfers for the next ones, in the
+    /// whole process. Off unless the app calls this, before any transport exists.
+    ///
+    /// libcurl 7.88 allocates a 16 KiB receive buffer for every transfer and frees it when the
+    /// transfer ends. With many transfers in flight, glibc often gives the freed memory back to
+    /// the system and the next transfers fault it in again; keeping up to 64 buffers (1 MiB)
+    /// spares those page faults and system calls. docs/performance.md gives the measured effect.
+    ///
+    /// It works by replacing libcurl's memory functions (`curl_global_init_mem`), which libcurl
+    /// allows once per process and which then serve every user of libcurl in the process, the
+    /// app's own included: that is why a library must not do it unasked.
+    ///
+    /// ```swift
+    /// @main struct App {
+    ///     static func main() async throws {
+    ///         CurlTransport.reuseReceiveBuffers()   // first, before any CurlTransport exists
+    ///         let transport = CurlTransport()
+    ///         // …
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Returns: Whether libcurl uses the buffer cache: `false` when a transport was created
+    ///   before, which initialised libcurl with the C library's functions. (When other code in
+    ///   the process initialised libcurl first, libcurl keeps that code's functions, which this
+    ///   cannot see: it returns `true` and nothing is cached.)
+    @discardableResult
+    public static func reuseReceiveBuffers() -> Bool {
+        CurlGlobal.reuseReceiveBuffers()
+    }
+
     /// The configuration's default options, used by `send(_:body:)`.
     public var defaultOptions: TransportOptions { configuration.defaultOptions }
 

@@ -1,4 +1,5 @@
 import CCurl
+import Glibc
 import HTTPTypes
 import Rebound
 import Testing
@@ -6,18 +7,31 @@ import Testing
 @testable import ReboundCurl
 
 @Suite struct CurlMemoryTests {
-    @Test func receiveBuffersAreReusedFromOneTransferToTheNext() async throws {
-        try await withLoopback { server, transport in
-            // Nothing else in this process initialises libcurl, so it uses CurlMemory's functions.
-            let before = CurlMemory.reuseCount
-            for _ in 0..<5 {
-                let response = try await transport.send(server.request("/echo"))
-                #expect(response.status == .ok)
+    // Each in a process of its own: libcurl is initialised once per process, by whichever comes first.
+
+    @Test func receiveBuffersAreReusedFromOneTransferToTheNextWhenTheAppOptsIn() async {
+        await #expect(processExitsWith: .success) {
+            guard CurlTransport.reuseReceiveBuffers() else { exit(2) }
+            try await withLoopback { server, transport in
+                for _ in 0..<5 {
+                    guard try await transport.send(server.request("/echo")).status == .ok else { exit(3) }
+                }
             }
-            // Each transfer after the first starts after the one before gave its buffer back, so
-            // at least four buffers were handed out again (to these transfers, or to a test running
-            // beside them that took one first).
-            #expect(CurlMemory.reuseCount >= before + 4)
+            // Each transfer after the first starts after the one before gave its buffer back.
+            exit(CurlMemory.reuseCount >= 4 ? 0 : 1)
+        }
+    }
+
+    @Test func libcurlKeepsTheCLibrarysFunctionsUnlessTheAppOptsInFirst() async {
+        await #expect(processExitsWith: .success) {
+            try await withLoopback { server, transport in
+                for _ in 0..<5 {
+                    guard try await transport.send(server.request("/echo")).status == .ok else { exit(3) }
+                }
+            }
+            // Too late once a transport initialised libcurl.
+            guard !CurlTransport.reuseReceiveBuffers() else { exit(2) }
+            exit(CurlMemory.reuseCount == 0 ? 0 : 1)
         }
     }
 
