@@ -3,6 +3,7 @@
 # optionally, AsyncHTTPClient) against one nginx on loopback, in alternating rounds.
 #
 # Usage: scripts/benchmark-transport.sh
+#        BASELINE=85316e5 CLIENTS="rebound rebound-loop" scripts/benchmark-transport.sh
 #
 #   ROUNDS=3          rounds; each runs every workload with every client, one process per run
 #   QUICK=1           a smoke run: a tenth of the requests
@@ -18,6 +19,15 @@
 #                     (InMemoryCredentialStore, read without an asynchronous call) or app (a store
 #                     of the app's own, so that its prepare is an asynchronous hook, raced against
 #                     the deadline)
+#   BASELINE=REV      also build revision REV (any name git knows) from a git worktree and run each
+#                     Swift client of it as "<client>@base" next to the same client of the working
+#                     tree, the two alternating (head first in odd rounds, base first in even ones);
+#                     the summary then adds a table of head against base, round by round
+#   BASELINE_SCRATCH=DIR  where the baseline's worktree and release build go (default:
+#                     .build-baseline); kept, so that the next baseline builds incrementally
+#   BASELINE_ENV="A=1 B=2"  environment for the baseline's runs only (BASELINE=HEAD with
+#                     BASELINE_ENV=REBOUND_CURL_MEMORY=1 compares the working tree with and without
+#                     CurlTransport.reuseReceiveBuffers())
 #   WITH_AHC=1        also build and run Benchmarks/AsyncHTTPClientBenchmark (a few minutes to build)
 #   SCRATCH=DIR       scratch path for the main package's release build (default: .build)
 #   AHC_SCRATCH=DIR   scratch path for the AsyncHTTPClient package's build
@@ -46,6 +56,9 @@ QUICK=${QUICK:-0}
 CLIENTS=${CLIENTS:-"c c-options rebound rebound-loop rebound-auth pipeline pipeline-loop pipeline-ab urlsession"}
 WORKLOADS=${WORKLOADS:-"sequential concurrent16 download1m"}
 WITH_AHC=${WITH_AHC:-0}
+BASELINE=${BASELINE:-}
+BASELINE_SCRATCH=${BASELINE_SCRATCH:-$ROOT/.build-baseline}
+read -ra BASELINE_ENV <<<"${BASELINE_ENV:-}"
 SCRATCH=${SCRATCH:-}
 AHC_SCRATCH=${AHC_SCRATCH:-}
 PORT=${PORT:-18080}
@@ -72,6 +85,13 @@ for client in $CLIENTS; do
     esac
 done
 wants() { [[ " $CLIENTS " == *" $1 "* ]]; }
+# The clients that run from transport-benchmark, and so from the baseline too.
+is_swift_client() {
+    case $1 in
+        rebound | rebound-loop | rebound-auth | pipeline | pipeline-loop | urlsession) return 0 ;;
+        *) return 1 ;;
+    esac
+}
 
 log() { printf '==> %s\n' "$*" >&2; }
 
@@ -250,6 +270,24 @@ if wants rebound || wants rebound-loop || wants rebound-auth || wants pipeline |
     SWIFT_BIN=$(cd "$ROOT" && swift build -c release --show-bin-path "${scratch_args[@]}")
 fi
 
+BASE_BIN=
+BASE_REVISION=
+if [[ -n $BASELINE ]]; then
+    base_commit=$(git -C "$ROOT" rev-parse --verify "$BASELINE^{commit}")
+    BASE_REVISION=$(git -C "$ROOT" rev-parse --short "$base_commit")
+    worktree=$BASELINE_SCRATCH/worktree
+    if [[ -e $worktree/.git ]]; then
+        git -C "$worktree" checkout -q --force --detach "$base_commit"
+    else
+        mkdir -p "$BASELINE_SCRATCH"
+        git -C "$ROOT" worktree add -q --force --detach "$worktree" "$base_commit"
+    fi
+    log "building transport-benchmark of $BASE_REVISION (release) in $BASELINE_SCRATCH"
+    base_args=(--package-path "$worktree" --scratch-path "$BASELINE_SCRATCH/build")
+    swift build -c release --product transport-benchmark "${base_args[@]}" >&2
+    BASE_BIN=$(swift build -c release --show-bin-path "${base_args[@]}")/transport-benchmark
+fi
+
 AHC_BIN=
 if wants ahc; then
     log "building Benchmarks/AsyncHTTPClientBenchmark (release; this takes a few minutes the first time)"
@@ -282,10 +320,51 @@ cpu_ticks() {
 
 # --- Rounds ---------------------------------------------------------------------------------
 
+# One run of $client on $workload in $round: the working tree's ("head") or the baseline's ("base").
+run_client() {
+    local side=$1 label=$client binary env=()
+    binary=$(command_for "$client")
+    if [[ $side == base ]]; then
+        label=$client@base binary=$BASE_BIN env=("${BASELINE_ENV[@]}")
+    fi
+    local status=0 accepted_before accepted_after ticks_before steal_before ticks_after steal_after line steal connections
+    accepted_before=$(accepted_connections)
+    read -r ticks_before steal_before <<<"$(cpu_ticks)" || true
+    # In the background and waited for, so that an interrupt stops the run at once.
+    env "${env[@]}" timeout "$RUN_TIMEOUT" "${CLIENT_PIN[@]}" "$binary" --client "$client" --workload "$workload" \
+        --url "$url" --expect-bytes "$bytes" --requests "$requests" --warmup "$warmup" \
+        >"$SERVER_DIR/report.json" &
+    CLIENT_PID=$!
+    wait "$CLIENT_PID" || status=$?
+    CLIENT_PID=
+    line=$(head -n 1 "$SERVER_DIR/report.json")
+    if [[ $line != "{"* ]]; then
+        # No report: it crashed or timed out. Record it, so the table shows the gap.
+        line="{\"client\":\"$client\",\"workload\":\"$workload\",\"requests\":0,\"failures\":-1}"
+    fi
+    line=${line/\"client\":\"$client\"/\"client\":\"$label\"}
+    if ((status != 0)); then
+        failed_runs=$((failed_runs + 1))
+        log "round $round: $label $workload FAILED (exit $status)"
+    fi
+    accepted_after=$(accepted_connections)
+    read -r ticks_after steal_after <<<"$(cpu_ticks)" || true
+    steal=null
+    if [[ -n ${ticks_before:-} && -n ${ticks_after:-} ]] && ((ticks_after > ticks_before)); then
+        steal=$(awk -v s=$((steal_after - steal_before)) -v t=$((ticks_after - ticks_before)) 'BEGIN { printf "%.3f", s / t }')
+    fi
+    connections=null
+    if [[ -n $accepted_before && -n $accepted_after ]]; then
+        connections=$((accepted_after - accepted_before - 1)) # less the second query's own
+    fi
+    printf '{"round":%d,"exit":%d,"connections":%s,"steal":%s,%s\n' "$round" "$status" "$connections" "$steal" "${line#\{}" |
+        tee -a "$RESULTS" >&2
+}
+
 mkdir -p "$(dirname "$RESULTS")"
 : >"$RESULTS"
 failed_runs=0
-log "$ROUNDS round(s) of [$WORKLOADS] x [$CLIENTS]$([[ $QUICK == 1 ]] && echo ', QUICK')"
+log "$ROUNDS round(s) of [$WORKLOADS] x [$CLIENTS]$([[ $QUICK == 1 ]] && echo ', QUICK')$([[ -n $BASE_REVISION ]] && echo ", against $BASE_REVISION")"
 for ((round = 1; round <= ROUNDS; round++)); do
     for workload in $WORKLOADS; do
         read -r requests warmup <<<"$(requests_for "$workload")"
@@ -295,37 +374,16 @@ for ((round = 1; round <= ROUNDS; round++)); do
             url=$BASE_URL/small.json bytes=$SMALL_BYTES
         fi
         for client in $CLIENTS; do
-            status=0
-            accepted_before=$(accepted_connections)
-            read -r ticks_before steal_before <<<"$(cpu_ticks)" || true
-            # In the background and waited for, so that an interrupt stops the run at once.
-            timeout "$RUN_TIMEOUT" "${CLIENT_PIN[@]}" "$(command_for "$client")" --client "$client" --workload "$workload" \
-                --url "$url" --expect-bytes "$bytes" --requests "$requests" --warmup "$warmup" \
-                >"$SERVER_DIR/report.json" &
-            CLIENT_PID=$!
-            wait "$CLIENT_PID" || status=$?
-            CLIENT_PID=
-            line=$(head -n 1 "$SERVER_DIR/report.json")
-            if [[ $line != "{"* ]]; then
-                # No report: it crashed or timed out. Record it, so the table shows the gap.
-                line="{\"client\":\"$client\",\"workload\":\"$workload\",\"requests\":0,\"failures\":-1}"
+            if [[ -n $BASE_BIN ]] && is_swift_client "$client"; then
+                # Alternating, so that neither revision always runs on a machine just warmed up
+                # (or slowed down) by the other.
+                if ((round % 2 == 1)); then sides="head base"; else sides="base head"; fi
+            else
+                sides=head
             fi
-            if ((status != 0)); then
-                failed_runs=$((failed_runs + 1))
-                log "round $round: $client $workload FAILED (exit $status)"
-            fi
-            accepted_after=$(accepted_connections)
-            read -r ticks_after steal_after <<<"$(cpu_ticks)" || true
-            steal=null
-            if [[ -n ${ticks_before:-} && -n ${ticks_after:-} ]] && ((ticks_after > ticks_before)); then
-                steal=$(awk -v s=$((steal_after - steal_before)) -v t=$((ticks_after - ticks_before)) 'BEGIN { printf "%.3f", s / t }')
-            fi
-            connections=null
-            if [[ -n $accepted_before && -n $accepted_after ]]; then
-                connections=$((accepted_after - accepted_before - 1)) # less the second query's own
-            fi
-            printf '{"round":%d,"exit":%d,"connections":%s,"steal":%s,%s\n' "$round" "$status" "$connections" "$steal" "${line#\{}" |
-                tee -a "$RESULTS" >&2
+            for side in $sides; do
+                run_client "$side"
+            done
         done
     done
 done
@@ -337,7 +395,53 @@ SUMMARY=${RESULTS%.jsonl}.md
     echo "# Transport benchmark$([[ $QUICK == 1 ]] && echo ' (QUICK smoke run: small N, not for conclusions)')"
     echo
     echo "$(date -u +%Y-%m-%dT%H:%MZ), $ROUNDS round(s), $(nproc) cores, $(curl-config --version 2>/dev/null || echo libcurl), $("$NGINX" -v 2>&1 | sed 's/^nginx version: //') with $NGINX_WORKERS worker(s), $([[ ${#CLIENT_PIN[@]} -gt 0 ]] && echo "nginx on core $(($(nproc) - 1)), clients on core 0" || echo "not pinned"), $(swift --version 2>/dev/null | head -1 | sed 's/ (.*//')"
-    python3 "$ROOT/scripts/benchmark-summary.py" "$RESULTS" "$CLIENTS" "$WORKLOADS"
+    summary_clients=$CLIENTS
+    if [[ -n $BASE_REVISION ]]; then
+        summary_clients=
+        for client in $CLIENTS; do
+            summary_clients+=" $client"
+            if is_swift_client "$client"; then summary_clients+=" $client@base"; fi
+        done
+        echo
+        echo "Baseline (\"@base\"): $BASE_REVISION$([[ ${#BASELINE_ENV[@]} -gt 0 ]] && echo " with ${BASELINE_ENV[*]}"); head: the working tree at $(git -C "$ROOT" rev-parse --short HEAD)$([[ -n $(git -C "$ROOT" status --porcelain --untracked-files=no) ]] && echo ' with changes')."
+    fi
+    python3 "$ROOT/scripts/benchmark-summary.py" "$RESULTS" "$summary_clients" "$WORKLOADS"
+    if [[ -n $BASE_REVISION ]]; then
+        python3 - "$RESULTS" "$CLIENTS" "$WORKLOADS" <<'PY'
+import json, statistics, sys
+runs = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+runs = [run for run in runs if run.get("exit") == 0 and run.get("failures") == 0 and run.get("requests", 0) > 0]
+clients, workloads = sys.argv[2].split(), sys.argv[3].split()
+def by_round(client, workload):
+    return {run["round"]: run for run in runs if run["client"] == client and run["workload"] == workload}
+def cpu(run):
+    return run["cpu_seconds"] / run["requests"] * 1e6
+def ratio(values):
+    if not values:
+        return "–"
+    text = f"{statistics.median(values):.3f}"
+    return text + (f" ({min(values):.3f}–{max(values):.3f})" if len(values) > 1 else "")
+print()
+print("## head against base")
+print()
+print("| workload | client | base req/s | head req/s | head / base req/s | base CPU µs/req | head CPU µs/req | head / base CPU |")
+print("|---|---|--:|--:|--:|--:|--:|--:|")
+for workload in workloads:
+    for client in clients:
+        head, base = by_round(client, workload), by_round(client + "@base", workload)
+        rounds = sorted(set(head) & set(base))
+        if not rounds:
+            continue
+        print(f"| {workload} | {client} | {statistics.median(base[r]['rps'] for r in rounds):,.0f} "
+              f"| {statistics.median(head[r]['rps'] for r in rounds):,.0f} "
+              f"| {ratio([head[r]['rps'] / base[r]['rps'] for r in rounds])} "
+              f"| {statistics.median(cpu(base[r]) for r in rounds):.1f} | {statistics.median(cpu(head[r]) for r in rounds):.1f} "
+              f"| {ratio([cpu(head[r]) / cpu(base[r]) for r in rounds])} |")
+print()
+print("Medians over the rounds where both ran; each ratio is the median of the per-round ratios, with their")
+print("range in brackets (above 1: head serves more requests per second, or spends more CPU per request).")
+PY
+    fi
 } >"$SUMMARY"
 cat "$SUMMARY"
 log "results: $RESULTS"
