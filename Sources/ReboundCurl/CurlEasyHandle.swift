@@ -19,10 +19,9 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// caller's thread after the idle pool's lock handed the handle over: never two threads at a
     /// time.
     var requestsSent = 0
-    /// The transfer options last set on this handle, which libcurl keeps from one transfer to the
-    /// next: a transfer sets only those that differ (`nil`: set them all). Owned, like the handle,
-    /// by one thread at a time.
-    var settings: TransferSettings?
+    /// Where the parsed URL points (``url``), `nil` when unknown. Owned, like the handle, by one
+    /// thread at a time.
+    private var target: URLTarget?
     /// The TLS session cache this handle uses, kept alive as long as the handle is.
     private let share: CurlShare?
     /// The URL of the handle's transfers, parsed once per URL (``setURL(_:)``) and given to
@@ -117,21 +116,30 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// libcurl reads the parsed URL (`CURLOPT_CURLU`) to connect and to write the request (a
     /// request sent again on a new connection included), and the string (`CURLOPT_URL`) only
     /// where it names the transfer's URL (`CURLINFO_EFFECTIVE_URL`, a `Referer` on a redirect):
-    /// without the string, that name would stay the first URL the handle was given. Both are set,
-    /// and both only when the URL changes. Parsed with no flags, the URL is held to the rules
+    /// without the string, that name would stay the first URL the handle was given. Both are set.
+    /// Parsed with no flags, the URL is held to the rules
     /// libcurl applies to the string (the scheme it guesses or the protocols it refuses do not
     /// arise: the scheme is http or https).
     ///
     /// - Returns: `CURLUE_OK`, or why libcurl rejected the URL (then the handle's URL is unknown,
     ///   and must be set again before the next transfer).
     func setURL(_ url: String) -> CURLUcode {
+        target = nil
         let parsed = url.withCString { curl_url_set(self.url, CURLUPART_URL, $0, 0) }
         guard parsed == CURLUE_OK else { return parsed }
         return set(CURLOPT_URL, url) == CURLE_OK ? CURLUE_OK : CURLUE_OUT_OF_MEMORY
     }
 
-    /// Readies the handle for its next transfer, which sets the options that differ from its
-    /// previous transfer's (``settings``).
+    /// Points the handle's next transfers at `target`, unless its previous transfer went there:
+    /// the URL is parsed, and its string built, only when it changes.
+    func setURL(_ target: URLTarget) -> CURLUcode {
+        guard self.target != target else { return CURLUE_OK }
+        let parsed = setURL(target.url)
+        if parsed == CURLUE_OK { self.target = target }
+        return parsed
+    }
+
+    /// Readies the handle for its next transfer.
     func prepareForReuse() {
         errorBuffer[0] = 0
         requestsSent = 0

@@ -7,9 +7,8 @@ import Rebound
 ///
 /// libcurl keeps an easy handle's options from one transfer to the next. Options every transfer
 /// sets the same way are set once, when the handle is made (``CurlEasyHandle``); these are set
-/// by ``apply(to:requestBody:headerList:context:)``, and only where they differ from the
-/// handle's previous transfer's (``CurlEasyHandle/settings``): each costs libcurl a few hundred
-/// instructions, and a string one a copy.
+/// for every transfer by ``apply(to:requestBody:headerList:context:)``, the URL only when it
+/// differs from the handle's previous one (``CurlEasyHandle/setURL(_:)``).
 struct TransferSettings {
     var target: URLTarget
     var method: HTTPRequest.Method
@@ -44,11 +43,7 @@ struct TransferSettings {
         }
     }
 
-    /// A GET without a body: the method options as resetting them to a GET leaves them.
-    private var isPlainGet: Bool { method == .get && !sendsBody }
-
-    /// Sets these options on `easy`, those that differ from its previous transfer's, and the
-    /// pointers that are new with every transfer.
+    /// Sets these options on `easy`, and the pointers that are new with every transfer.
     ///
     /// - Parameters:
     ///   - easy: A handle not in use elsewhere.
@@ -65,58 +60,45 @@ struct TransferSettings {
     ) throws(NetworkError) {
         var failed: CURLcode = CURLE_OK
         func check(_ code: CURLcode) { if code != CURLE_OK && failed == CURLE_OK { failed = code } }
-        let previous = easy.settings
-        // Unknown until every option below is in place.
-        easy.settings = nil
-
-        if previous?.target != target {
-            let parsed = easy.setURL(target.url)
-            guard parsed == CURLUE_OK else {
-                // libcurl's text names what is wrong, never the URL itself, which may hold a secret.
-                throw NetworkError(
-                    .invalidURL,
-                    reason: "libcurl rejected the URL: \(String(cString: curl_url_strerror(parsed)))",
-                    context: ["curlURLCode": "\(parsed.rawValue)"]
-                )
-            }
+        let parsed = easy.setURL(target)
+        guard parsed == CURLUE_OK else {
+            // libcurl's text names what is wrong, never the URL itself, which may hold a secret.
+            throw NetworkError(
+                .invalidURL,
+                reason: "libcurl rejected the URL: \(String(cString: curl_url_strerror(parsed)))",
+                context: ["curlURLCode": "\(parsed.rawValue)"]
+            )
         }
         check(easy.set(CURLOPT_PRIVATE, pointer: context))
         check(easy.set(CURLOPT_WRITEDATA, pointer: context))
         check(easy.set(CURLOPT_HEADERDATA, pointer: context))
-        if previous?.connectTimeout != connectTimeout {
-            check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout.curlMilliseconds))
-        }
-        if previous?.timeout != timeout { check(easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds)) }
-        if previous?.maxFileSize != maxFileSize { check(easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxFileSize)) }
-        if previous?.httpVersion != httpVersion {
-            switch httpVersion {
-            case .automatic: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
-            case .http1: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
-            case .http2PriorKnowledge: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)))
-            }
+        check(easy.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout.curlMilliseconds))
+        check(easy.set(CURLOPT_TIMEOUT_MS, timeout.curlMilliseconds))
+        check(easy.set(CURLOPT_MAXFILESIZE_LARGE, offset: maxFileSize))
+        switch httpVersion {
+        case .automatic: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)))
+        case .http1: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
+        case .http2PriorKnowledge: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)))
         }
         check(easy.set(CURLOPT_HTTPHEADER, pointer: headerList.map { UnsafeRawPointer($0) }))
 
-        // A plain GET after a plain GET leaves the method options as they are. Otherwise: back
-        // to a plain GET, then the method. The order matters: setting POSTFIELDS, even to
+        // Back to a plain GET, then the method. The order matters: setting POSTFIELDS, even to
         // nothing, makes the request a POST, and HTTPGET, set last, makes it a GET again (and
         // clears NOBODY and UPLOAD).
-        if !(isPlainGet && previous?.isPlainGet == true) {
-            check(easy.set(CURLOPT_POSTFIELDS, pointer: nil))
-            check(easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: -1))
-            check(easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil))
-            check(easy.set(CURLOPT_HTTPGET, 1))
-            switch method {
-            case .get where !sendsBody:
-                break
-            case .head:
-                check(easy.set(CURLOPT_NOBODY, 1))
-            case .post:
-                setBody()
-            default:
-                check(easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue))
-                if sendsBody { setBody() }
-            }
+        check(easy.set(CURLOPT_POSTFIELDS, pointer: nil))
+        check(easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: -1))
+        check(easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil))
+        check(easy.set(CURLOPT_HTTPGET, 1))
+        switch method {
+        case .get where !sendsBody:
+            break
+        case .head:
+            check(easy.set(CURLOPT_NOBODY, 1))
+        case .post:
+            setBody()
+        default:
+            check(easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue))
+            if sendsBody { setBody() }
         }
         func setBody() {
             check(easy.set(CURLOPT_POST, 1))
@@ -134,7 +116,6 @@ struct TransferSettings {
                 ]
             )
         }
-        easy.settings = self
     }
 }
 
