@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Rebound", targets: ["Rebound"]),
         .library(name: "ReboundCurl", targets: ["ReboundCurl"]),
         .library(name: "ReboundTesting", targets: ["ReboundTesting"]),
+        .library(name: "ReboundReportAnalysis", targets: ["ReboundReportAnalysis"]),
         .library(name: "ReboundMockBackend", targets: ["ReboundMockBackend"]),
         .executable(name: "rebound", targets: ["ReboundCLI"]),
         .executable(name: "mock-backend", targets: ["MockBackendServer"]),
@@ -54,6 +55,11 @@ let package = Package(
             name: "ReboundTesting",
             dependencies: ["Rebound", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
+        // Offline analysis of report files, for tools (`rebound report`), not for apps.
+        .target(
+            name: "ReboundReportAnalysis",
+            dependencies: ["Rebound"]
+        ),
         // A real HTTP server on loopback with scripted behaviours.
         .target(
             name: "ReboundMockBackend",
@@ -69,7 +75,7 @@ let package = Package(
         .executableTarget(
             name: "ReboundCLI",
             dependencies: [
-                "Rebound", "ReboundCurl",
+                "Rebound", "ReboundCurl", "ReboundReportAnalysis",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -120,7 +126,8 @@ let package = Package(
         .testTarget(
             name: "ReboundTests",
             dependencies: [
-                "Rebound", "ReboundTesting", "TestSupport",
+                // The analysis reads back what the file sink writes.
+                "Rebound", "ReboundTesting", "ReboundReportAnalysis", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "Logging", package: "swift-log"),
@@ -128,6 +135,10 @@ let package = Package(
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
+        ),
+        .testTarget(
+            name: "ReboundReportAnalysisTests",
+            dependencies: ["ReboundReportAnalysis", "Rebound", "TestSupport"]
         ),
         .testTarget(
             name: "ReboundMockBackendTests",

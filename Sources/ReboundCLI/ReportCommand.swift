@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Rebound
+import ReboundReportAnalysis
 
 /// `rebound report`: what non-fatal report files say, as a bar chart or as JSON.
 ///

@@ -18,7 +18,8 @@ import Foundation
 /// - A process that dies in the middle of a write (or a disk that fills up) can leave a torn last
 ///   line without its newline. When the sink opens a file that does not end with a newline, it
 ///   *seals* the torn line by appending a newline, so the next report starts a line of its own.
-///   The torn fragment stays as one invalid line, which ``JSONLinesReportReader`` skips and counts.
+///   The torn fragment stays as one invalid line, which `JSONLinesReportReader` (in
+///   `ReboundReportAnalysis`) skips and counts.
 /// - A file the sink may write but not read (mode 0200, so that only a collector reads it) hides
 ///   its last byte, so the sink cannot tell whether the last line is torn: it seals it as if it
 ///   were, with a newline in front of its first report, in the same single write. A whole last

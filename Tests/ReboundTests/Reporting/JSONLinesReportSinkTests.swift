@@ -1,5 +1,7 @@
 import Foundation
 import Rebound
+import ReboundReportAnalysis
+import TestSupport
 import Testing
 
 @Suite struct JSONLinesReportSinkTests {
@@ -165,103 +167,6 @@ import Testing
         #expect(try JSONLinesReportReader().read(paths: [path]).reports.count == 2)
     }
 
-    @Test func theReaderSkipsLinesThatAreNotReportsAndFailsOnlyOnUnreadableFiles() throws {
-        let good = try ReportSinkTests.report(chain: ReportingFixture.error(1).chain).jsonLine()
-        let data = good + Data("\n\nnot json\n{\"kind\":\"occurrence\"}\n".utf8) + good
-        let contents = JSONLinesReportReader().read(data, path: "a.jsonl")
-        #expect(contents.reports.count == 2)
-        #expect(contents.invalidLines.map(\.line) == [3, 4])
-
-        let missing = "/nonexistent/\(UUID().uuidString).jsonl"
-        let error = try #require(throws: ReportingError.self) { try JSONLinesReportReader().read(paths: [missing]) }
-        #expect(error.code == .cannotReadFile)
-        #expect(error.context["path"]?.revealed == missing)
-        #expect(error.chain.short == "RP5-PX2")
-        #expect(error.reason == "No such file or directory")
-    }
-
-    @Test func aReportStandingForFewerOccurrencesThanItsKindCanIsAnInvalidLine() throws {
-        func line(_ kind: NonFatalReport.Kind, _ occurrences: Int) throws -> Data {
-            var report = ReportSinkTests.report(chain: ReportingFixture.error(1).chain)
-            report.kind = kind
-            report.occurrences = occurrences
-            return try report.jsonLine() + Data("\n".utf8)
-        }
-        // A drops report of sink failures alone stands for 0 occurrences; nothing stands for fewer,
-        // and an occurrence or a repeat summary stands for at least one.
-        let data =
-            try line(.occurrence, 1) + line(.repeats, 5) + line(.drops, 0)
-            + line(.occurrence, 0) + line(.repeats, -5) + line(.drops, -1) + line(.occurrence, .min)
-        let contents = JSONLinesReportReader().read(data, path: "a.jsonl")
-        #expect(contents.reports.map(\.occurrences) == [1, 5, 0])
-        #expect(contents.invalidLines.map(\.line) == [4, 5, 6, 7])
-    }
-
-    @Test func onlyTheFirstHundredInvalidLinesAreListedButAllAreCounted() throws {
-        // A file of tiny lines must not cost memory per line: 250 one-byte invalid lines, each
-        // followed by an empty one, then a report.
-        let good = try ReportSinkTests.report(chain: ReportingFixture.error(1).chain).jsonLine()
-        let data = Data(String(repeating: "x\n\n", count: 250).utf8) + good
-        let contents = JSONLinesReportReader().read(data, path: "a.jsonl")
-        #expect(contents.reports.count == 1)
-        #expect(contents.invalidLines.count == JSONLinesReportReader.maximumListedInvalidLines)
-        #expect(contents.invalidLines.map(\.line) == Array(stride(from: 1, through: 199, by: 2)))
-        #expect(contents.invalidLineCount == 250)
-
-        // Over several files the list stops at the same length and the count goes on.
-        let directory = try ReportingFixture.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let paths = try ["a.jsonl", "b.jsonl"].map { name in
-            let path = directory.appendingPathComponent(name).path
-            try Data(String(repeating: "x\n", count: 80).utf8).write(to: URL(fileURLWithPath: path))
-            return path
-        }
-        let both = try JSONLinesReportReader().read(paths: paths)
-        #expect(both.invalidLines.count { $0.path == paths[0] } == 80)
-        #expect(both.invalidLines.count { $0.path == paths[1] } == 20)
-        #expect(both.invalidLineCount == 160)
-    }
-
-    @Test func aDirectoryOrAFileOverTheLimitIsNotRead() throws {
-        let directory = FileManager.default.temporaryDirectory.path
-        let error = try #require(throws: ReportingError.self) { try JSONLinesReportReader().read(paths: [directory]) }
-        #expect(error.chain.short == "RP5-PX21")
-
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("\(UUID().uuidString).jsonl").path
-        let line = try ReportSinkTests.report(chain: ReportingFixture.error(1).chain).jsonLine()
-        try (line + Data("\n".utf8)).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        #expect(try JSONLinesReportReader(maximumFileSize: line.count + 1).read(paths: [path]).reports.count == 1)
-        let tooLarge = try #require(throws: ReportingError.self) {
-            try JSONLinesReportReader(maximumFileSize: line.count).read(paths: [path])
-        }
-        #expect(tooLarge.code == .cannotReadFile)
-        #expect(tooLarge.context["maximumFileSize"]?.revealed == "\(line.count)")
-    }
-
-    @Test func aPipeWithoutAWriterReadsAsEmptyAndAnEndlessDeviceStopsAtTheLimit() async throws {
-        let directory = try ReportingFixture.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("reports.fifo").path
-        try #require(mkfifo(path, 0o600) == 0)
-
-        // Opening a pipe for reading waits for a writer unless the reader asks not to.
-        let count = await withoutHanging(on: path, freeingWith: O_WRONLY, "Reading a pipe without a writer hangs.") {
-            Result { () throws(ReportingError) in try JSONLinesReportReader().read(paths: [path]) }.map(\.reports.count)
-        }
-        #expect(try count?.get() == 0)
-
-        // A character device is read like a pipe: /dev/null is empty, and /dev/zero, which has
-        // no end, stops at the size limit.
-        #expect(try JSONLinesReportReader().read(paths: ["/dev/null"]).reports.isEmpty)
-        let device = try #require(throws: ReportingError.self) {
-            try JSONLinesReportReader(maximumFileSize: 1024 * 1024).read(paths: ["/dev/zero"])
-        }
-        #expect(device.code == .cannotReadFile)
-        #expect(device.context["path"]?.revealed == "/dev/zero")
-        #expect(device.context["maximumFileSize"]?.revealed == "\(1024 * 1024)")
-    }
-
     @Test func aPipeThatNobodyReadsIsAnErrorNotAHang() async throws {
         let directory = try ReportingFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -269,9 +174,10 @@ import Testing
         try #require(mkfifo(path, 0o600) == 0)
 
         // Opening a pipe for writing waits for a reader unless the writer asks not to.
-        let opened = await withoutHanging(on: path, freeingWith: O_RDONLY, "Opening a pipe that nobody reads hangs.") {
+        let (opened, hung) = await withoutHanging(on: path, freeingWith: O_RDONLY) {
             Result { () throws(ReportingError) in _ = try JSONLinesReportSink(path: path) }
         }
+        #expect(!hung, "Opening a pipe that nobody reads hangs.")
         let error = try #require(throws: ReportingError.self) { try opened?.get() }
         #expect(error.code == .cannotOpenFile)
         #expect(error.chain.short == "RP2-PX6")  // ENXIO: no process has the pipe open for reading
@@ -284,30 +190,6 @@ import Testing
         #expect(error.code == .cannotOpenFile)
         #expect(error.chain.short == "RP2-PX2")
     }
-}
-
-/// What `work` gives, run on a thread of its own, so that work that hangs on the named pipe at
-/// `path` (an open that waits for the other end) fails the test instead of hanging it: after a
-/// long wait, the hang is recorded and the pipe's other end opened with `flags` to free the work.
-/// `nil` if even that did not end it.
-private func withoutHanging<Value: Sendable>(
-    on path: String,
-    freeingWith flags: Int32,
-    _ hang: Comment,
-    _ work: @escaping @Sendable () -> Value
-) async -> Value? {
-    let outcome = Locked<Value?>(nil)
-    Thread.detachNewThread {
-        let value = work()
-        outcome.withLock { $0 = value }
-    }
-    if await !waitUntil({ outcome.withLock { $0 } != nil }) {
-        Issue.record(hang)
-        let otherEnd = open(path, flags | O_NONBLOCK)
-        if otherEnd >= 0 { close(otherEnd) }
-        _ = await waitUntil { outcome.withLock { $0 } != nil }
-    }
-    return outcome.withLock { $0 }
 }
 
 /// Makes `files` write-only (mode 0200) for this process: as root, which reads any file anyway, the

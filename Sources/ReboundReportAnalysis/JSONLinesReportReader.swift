@@ -1,4 +1,5 @@
 public import Foundation
+public import Rebound
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import Foundation
+public import Rebound
 
 /// What a set of reports says: the most frequent chains, the most widespread, the builds, and what
 /// changed against a baseline.

@@ -1,3 +1,5 @@
+import Rebound
+
 extension ReportAnalysis {
     /// The analysis as text for a terminal: bar charts of the top chains and of the builds, then
     /// the comparison with the baseline.

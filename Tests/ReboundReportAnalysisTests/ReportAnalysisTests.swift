@@ -1,5 +1,6 @@
 import Foundation
 import Rebound
+import ReboundReportAnalysis
 import Testing
 
 @Suite struct ReportAnalysisTests {
@@ -18,11 +19,11 @@ import Testing
     ) -> NonFatalReport {
         NonFatalReport(
             kind: kind,
-            error: ReportingFixture.error(code).chain,
+            error: AnalysisFixture.chain(code),
             file: "App/File.swift",
             line: 1,
             function: "f()",
-            time: ReportingFixture.time.addingTimeInterval(Double(day) * 86_400),
+            time: AnalysisFixture.time.addingTimeInterval(Double(day) * 86_400),
             build: build,
             session: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", session))!,
             occurrences: occurrences
@@ -36,7 +37,7 @@ import Testing
         report(2, session: 3), report(2, session: 4), report(2, session: 5, build: v2),
         report(3, session: 5, build: v2),
         NonFatalReport(
-            kind: .drops, error: ErrorChain(links: []), file: "", line: 0, function: "", time: ReportingFixture.time,
+            kind: .drops, error: ErrorChain(links: []), file: "", line: 0, function: "", time: AnalysisFixture.time,
             build: v3, session: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, occurrences: 4),
     ]
 
@@ -51,7 +52,7 @@ import Testing
         #expect(analysis.topByOccurrences.map(\.occurrences) == [10, 3, 1])
         #expect(analysis.topBySessions.map(\.chain) == ["LO43-PR2-NE2", "LO43-PR1-NE2", "LO43-PR3-NE2"])
         #expect(analysis.topBySessions.map(\.sessions) == [3, 2, 1])
-        #expect(analysis.topByOccurrences.first?.fullChain == ReportingFixture.error(1).chain.full)
+        #expect(analysis.topByOccurrences.first?.fullChain == AnalysisFixture.chain(1).full)
         #expect(ReportAnalysis(reports: Self.current, options: .init(top: 1)).topByOccurrences.count == 1)
     }
 
@@ -139,7 +140,7 @@ import Testing
         // Report files are input: a line may carry any count JSON can hold. Two of Int.max, a build
         // and a drops total past it, and a growth of about 4.6e18 must neither trap nor wrap around.
         let drops = NonFatalReport(
-            kind: .drops, error: ErrorChain(links: []), file: "", line: 0, function: "", time: ReportingFixture.time,
+            kind: .drops, error: ErrorChain(links: []), file: "", line: 0, function: "", time: AnalysisFixture.time,
             build: Self.v3, session: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!, occurrences: .max)
         let reports = [
             Self.report(1, occurrences: .max, session: 1),
