@@ -60,7 +60,7 @@ let package = Package(
             name: "ReboundReportAnalysis",
             dependencies: ["Rebound"]
         ),
-        // A real HTTP server on loopback with scripted behaviours.
+        // A real HTTP server on loopback with scripted replies, and the fault kit any test can use.
         .target(
             name: "ReboundMockBackend",
             dependencies: [
@@ -69,6 +69,15 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The example's fake domain on that server: the task-marketplace mock backend and its
+        // failures. Not a product: only `mock-backend`, `task-client` and the tests use it.
+        .target(
+            name: "ReboundMarketplace",
+            dependencies: [
+                "ReboundMockBackend",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // The `rebound` command-line tool.
@@ -84,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "MockBackendServer",
             dependencies: [
-                "ReboundMockBackend",
+                "ReboundMockBackend", "ReboundMarketplace",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -93,7 +102,7 @@ let package = Package(
         .executableTarget(
             name: "TaskClient",
             dependencies: [
-                "Rebound", "ReboundCurl", "ReboundMockBackend",
+                "Rebound", "ReboundCurl", "ReboundMarketplace",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -143,7 +152,14 @@ let package = Package(
         .testTarget(
             name: "ReboundMockBackendTests",
             dependencies: [
-                "ReboundMockBackend", "Rebound", "ReboundCurl", "TestSupport",
+                "ReboundMockBackend", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "ReboundMarketplaceTests",
+            dependencies: [
+                "ReboundMarketplace", "ReboundMockBackend", "Rebound", "ReboundCurl", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

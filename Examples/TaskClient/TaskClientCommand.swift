@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import Rebound
 import ReboundCurl
-import ReboundMockBackend
+import ReboundMarketplace
 import Synchronization
 
 /// `task-client`: a session against the task marketplace, recovering from what it can and

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NIOCore
+import ReboundMarketplace
 import ReboundMockBackend
 
 /// The `mock-backend` command: the task-marketplace mock backend as a standalone server.

@@ -1,6 +1,6 @@
 extension String {
     /// Whether the two strings are equal ignoring case, the way HTTP compares field names and tokens.
-    func caseInsensitiveEquals(_ other: String) -> Bool {
+    package func caseInsensitiveEquals(_ other: String) -> Bool {
         lowercased() == other.lowercased()
     }
 }

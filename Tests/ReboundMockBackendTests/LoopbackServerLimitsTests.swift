@@ -8,7 +8,7 @@ import Testing
 @Suite struct LoopbackServerLimitsTests {
     @Test(arguments: [-1, 65536, 70000])
     func aPortOutsideTheRangeOfTCPPortsIsRefused(port: Int) async throws {
-        await expectBothServersRefuse(port: port)
+        await expectTheServerRefuses(port: port)
     }
 
     @Test(arguments: [
@@ -22,7 +22,7 @@ import Testing
         LoopbackServer.Limits(requestBodyTimeout: .nanoseconds(1) / 2),
     ])
     func limitsTheServerCannotHonourAreRefused(limits: LoopbackServer.Limits) async throws {
-        await expectBothServersRefuse(limits: limits)
+        await expectTheServerRefuses(limits: limits)
     }
 
     @Test func theLargestBodySizeAndTheShortestTimeoutsAreAccepted() async throws {
@@ -36,26 +36,13 @@ import Testing
     }
 }
 
-/// Expects both the loopback server and the mock backend to refuse starting with `port` and `limits`.
-func expectBothServersRefuse(
+/// Expects the loopback server to refuse starting with `port` and `limits`.
+func expectTheServerRefuses(
     port: Int = 0, limits: LoopbackServer.Limits = .default, sourceLocation: SourceLocation = #_sourceLocation
 ) async {
     await #expect(throws: LoopbackServer.ConfigurationError.self, sourceLocation: sourceLocation) {
         let server = try await LoopbackServer.start(port: port, limits: limits, routes: [])
         try await server.shutdown()
-    }
-    await #expect(throws: LoopbackServer.ConfigurationError.self, sourceLocation: sourceLocation) {
-        let backend = try await MockBackend.start(port: port, limits: limits)
-        try await backend.shutdown()
-    }
-}
-
-/// Sends one `GET` that asks the server to close after answering, and returns the whole answer.
-func exchange(_ path: String, port: Int) async throws -> String {
-    try await onOwnThread {
-        let connection = try RawConnection(port: port)
-        try connection.send("GET \(path) HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n")
-        return try connection.readUntilClosed()
     }
 }
 
@@ -97,30 +84,6 @@ extension LoopbackServerLimitsTests {
             #expect(!answer.contains("X-Injected"))
         }
         try await server.shutdown()
-    }
-
-    @Test func aFailureRuleWithANegativeStatusGets500InsteadOfCrashingTheServer() async throws {
-        let backend = try await MockBackend.start()
-        backend.script(MockFailureRule("**", failure: .temporary(status: -3), trigger: .always))
-
-        let answer = try await exchange("/v1/tasks", port: backend.port)
-
-        #expect(answer.hasPrefix("HTTP/1.1 500 "))
-        try await backend.shutdown()
-    }
-
-    @Test func aRetryAfterDateFurtherThanAnyHTTPDateIsTheLastDateOfYear9999() async throws {
-        let backend = try await MockBackend.start()
-        backend.script(
-            MockFailureRule(
-                "**", failure: .temporary(status: 503, retryAfter: .date(secondsFromNow: Int.max)), trigger: .always)
-        )
-
-        let answer = try await exchange("/v1/tasks", port: backend.port)
-
-        #expect(answer.hasPrefix("HTTP/1.1 503 "))
-        #expect(answer.contains("Retry-After: Fri, 31 Dec 9999 23:59:59 GMT\r\n"))
-        try await backend.shutdown()
     }
 }
 

@@ -1,4 +1,5 @@
 import ReboundMockBackend
+import TestSupport
 import Testing
 
 /// The shared test routes against parameters no well-behaved test sends.

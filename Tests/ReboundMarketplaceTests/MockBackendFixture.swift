@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Rebound
 import ReboundCurl
+import ReboundMarketplace
 import ReboundMockBackend
 import Testing
 

@@ -1,5 +1,6 @@
 internal import Foundation
 import NIOConcurrencyHelpers
+import ReboundMockBackend
 
 /// The marketplace behind ``MockBackend``.
 ///

@@ -1,3 +1,5 @@
+import ReboundMockBackend
+
 /// What the mock backend has seen since it started or its stats were last reset.
 ///
 /// Tests read it in process (``MockBackend/stats``) or over HTTP (`GET /v1/stats`, the same fields as

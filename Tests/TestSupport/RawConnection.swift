@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import TestSupport
 
 /// A plain TCP connection to a loopback server, for tests about what goes on the wire.
 ///
@@ -10,13 +9,13 @@ import TestSupport
 /// answers fails the test instead of hanging it.
 ///
 /// Its calls block, so tests make them through ``onOwnThread(_:)``; one task at a time uses a connection.
-final class RawConnection: @unchecked Sendable {
-    struct SocketError: Error { var operation: String }
+public final class RawConnection: @unchecked Sendable {
+    public struct SocketError: Error { public var operation: String }
 
     fileprivate let fd: Int32
 
     /// Connects to `port` on 127.0.0.1.
-    init(port: Int) throws {
+    public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(operation: "socket") }
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
@@ -33,12 +32,12 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Sends `text` in UTF-8.
-    func send(_ text: String) throws {
+    public func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
 
     /// Sends `bytes`, all of them.
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes {
@@ -50,14 +49,14 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Ends what the client sends (a half-close); the server can still answer.
-    func closeOutput() {
+    public func closeOutput() {
         shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Everything the server sends until it closes the connection, in UTF-8 (lossy).
     ///
     /// - Throws: ``SocketError`` if the server neither sends nor closes within the receive timeout.
-    func readUntilClosed() throws -> String {
+    public func readUntilClosed() throws -> String {
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -74,7 +73,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads until `marker` has been received, and returns everything received so far.
-    func read(until marker: String) throws -> String {
+    public func read(until marker: String) throws -> String {
         var received: [UInt8] = []
         var byte: UInt8 = 0
         let markerBytes = Array(marker.utf8)
@@ -98,7 +97,7 @@ extension RawConnection {
     ///
     /// Stops once the socket has accepted nothing for `patience`: the receiver has stopped reading and
     /// the buffers between are full. Sends everything if the receiver keeps reading.
-    func sendUntilBlocked(_ bytes: [UInt8], patience: Duration) -> Int {
+    public func sendUntilBlocked(_ bytes: [UInt8], patience: Duration) -> Int {
         let flags = fcntl(fd, F_GETFL)
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
         defer { _ = fcntl(fd, F_SETFL, flags) }
@@ -126,7 +125,7 @@ extension RawConnection {
     ///
     /// Between two bytes it waits for the server to send something, so it stops sending as soon as an
     /// answer arrives.
-    func trickle(_ byte: UInt8, every interval: Duration, maximumBytes: Int) throws -> String {
+    public func trickle(_ byte: UInt8, every interval: Duration, maximumBytes: Int) throws -> String {
         let intervalInMilliseconds = Int32(
             interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)
         for _ in 0..<maximumBytes {
@@ -135,5 +134,14 @@ extension RawConnection {
             try send([byte])
         }
         return ""
+    }
+}
+
+/// Sends one `GET` that asks the server to close after answering, and returns the whole answer.
+public func exchange(_ path: String, port: Int) async throws -> String {
+    try await onOwnThread {
+        let connection = try RawConnection(port: port)
+        try connection.send("GET \(path) HTTP/1.1\r\nHost: loopback\r\nConnection: close\r\n\r\n")
+        return try connection.readUntilClosed()
     }
 }

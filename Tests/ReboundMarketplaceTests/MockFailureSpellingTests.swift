@@ -1,3 +1,4 @@
+import ReboundMarketplace
 import ReboundMockBackend
 import Testing
 

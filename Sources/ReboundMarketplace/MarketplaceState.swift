@@ -1,3 +1,5 @@
+import ReboundMockBackend
+
 /// Everything the marketplace knows.
 ///
 /// Accounts, tokens, tasks, answers, captchas, the failure plan and the stats. It is a value behind one lock in ``Marketplace``: every request changes it in one critical section,

@@ -1,4 +1,5 @@
 internal import Foundation
+import ReboundMockBackend
 
 /// A complete response of the marketplace, before any injected failure spoils it.
 struct APIResponse: Sendable {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import ReboundMockBackend
+@testable import ReboundMarketplace
 
 @Suite struct HTTPDateTests {
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ReboundMarketplace
 import ReboundMockBackend
 import TestSupport
 import Testing

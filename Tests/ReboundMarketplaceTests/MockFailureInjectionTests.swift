@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Rebound
+import ReboundMarketplace
 import ReboundMockBackend
 import TestSupport
 import Testing

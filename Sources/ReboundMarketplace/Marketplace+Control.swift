@@ -1,4 +1,5 @@
 internal import Foundation
+import ReboundMockBackend
 
 extension Marketplace {
     /// The failure script as `GET`, `POST` and `DELETE /v1/scenario` send and take it.

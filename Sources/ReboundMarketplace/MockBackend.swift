@@ -1,3 +1,5 @@
+public import ReboundMockBackend
+
 /// A task-marketplace API on a real loopback HTTP server, with failures on demand.
 ///
 /// It stands in for the backend of a crowdsourcing app: workers log in, list tasks, submit answers
