@@ -1,3 +1,5 @@
+import ReboundMockBackend
+
 /// Decides which requests get an injected failure, from the per-route rules and the run's scenario.
 ///
 /// The header `X-Mock-Failure` is read before the plan is asked, and bypasses it. The plan then asks

@@ -287,6 +287,7 @@ final class Marketplace: Sendable {
         case .stall: "no answer (stall)"
         case .closeWithoutResponse: "closed without a response"
         case .delayed(let delay, let inner): "\(summary(of: inner)) after \(delay)"
+        case .raw(let chunks, _, _): "\(chunks.reduce(0) { $0 + $1.count }) raw bytes"
         }
     }
 }

@@ -1,3 +1,5 @@
+import ReboundMockBackend
+
 extension MarketplaceState {
     /// The longest `Idempotency-Key` accepted: 255 characters, as common APIs allow, far more than a UUID.
     static let maximumIdempotencyKeyLength = 255

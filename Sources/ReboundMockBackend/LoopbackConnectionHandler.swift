@@ -1,6 +1,12 @@
 import NIOCore
 import NIOHTTP1
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Serves the requests of one connection, one at a time and in the order they arrived.
 ///
 /// The handler keeps reading while a reply is under way, so it notices a client that goes away even
@@ -10,7 +16,7 @@ import NIOHTTP1
 /// the socket buffers rather than in memory. Answering a request takes three steps:
 ///
 /// 1. On the event loop, the handler takes the next request and starts a `Task` for it.
-/// 2. In the task, the route handler decides the reply and ``LoopbackReplyPerformer`` waits out any
+/// 2. In the task, the route handler (or a fault the server's ``LoopbackFaults`` chose) decides the reply and ``LoopbackReplyPerformer`` waits out any
 ///    delays and pauses.
 /// 3. The performer hops back to the event loop for every write, through the methods in the extension
 ///    below, and the last one (``finishResponse()``) starts the next request.
@@ -52,11 +58,15 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
 
     private let connectionNumber: Int
     private let routes: [LoopbackRoute]
+    private let faults: LoopbackFaults
     private let limits: LoopbackServer.Limits
     private let registry: LoopbackConnectionRegistry
     private let eventLoop: any EventLoop
 
     private var context: ChannelHandlerContext?
+    /// The context of the HTTP response encoder, the handler nearest the socket: bytes written from
+    /// it reach the socket unencoded, for ``LoopbackReply/raw(chunks:pause:then:)``.
+    private var rawOutput: ChannelHandlerContext?
 
     /// The head of the request being received, until its end arrives.
     private var incomingHead: HTTPRequestHead?
@@ -94,12 +104,14 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
     init(
         connectionNumber: Int,
         routes: [LoopbackRoute],
+        faults: LoopbackFaults,
         limits: LoopbackServer.Limits,
         registry: LoopbackConnectionRegistry,
         eventLoop: any EventLoop
     ) {
         self.connectionNumber = connectionNumber
         self.routes = routes
+        self.faults = faults
         self.limits = limits
         self.registry = registry
         self.eventLoop = eventLoop
@@ -107,10 +119,12 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        rawOutput = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        rawOutput = nil
         isClosing = true
         idleTimer?.cancel()
         stopBodyTimer()
@@ -263,13 +277,19 @@ final class LoopbackConnectionHandler: ChannelDuplexHandler {
             sendsBody = false
             closesAfterResponse = !next.head.isKeepAlive
             let handler = routes.first { $0.matches(next.request) }?.handler ?? Self.answerNoRoute
+            let fault = faults.fault(for: next.request)
             let performer = LoopbackReplyPerformer(
                 connection: NIOLoopBound(self, eventLoop: eventLoop),
                 eventLoop: eventLoop
             )
             let request = next.request
             replyTask = Task {
-                let reply = await handler(request)
+                let reply =
+                    if let fault {
+                        await fault.reply(to: request, insteadOf: handler)
+                    } else {
+                        await handler(request)
+                    }
                 await performer.perform(reply)
             }
         }
@@ -448,6 +468,46 @@ extension LoopbackConnectionHandler {
             startNextExchange()
         }
         return written
+    }
+
+    /// Writes and flushes `bytes` as they are, past the HTTP encoder, as part of the current reply.
+    ///
+    /// - Returns: A future that completes once the bytes are handed to the socket.
+    func writeRaw(_ bytes: [UInt8]) -> EventLoopFuture<Void> {
+        guard let context, let rawOutput, currentRequest != nil, !isClosing else {
+            return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        return rawOutput.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: bytes)))
+    }
+
+    /// Ends a raw reply to the current request as `ending` says.
+    ///
+    /// - Returns: A future that completes once the connection is ready for what comes next.
+    func finishRawReply(then ending: LoopbackReply.Ending) -> EventLoopFuture<Void> {
+        guard let context, currentRequest != nil, !isClosing else {
+            return eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
+        }
+        switch ending {
+        case .keepOpen:
+            currentRequest = nil
+            replyTask = nil
+            if closesAfterResponse || (isInputClosed && waitingWork.isEmpty) {
+                return closeConnection()
+            }
+            startNextExchange()
+            return eventLoop.makeSucceededVoidFuture()
+        case .close:
+            return closeConnection()
+        case .reset:
+            isClosing = true
+            // A zero linger time makes close(2) send an RST and drop whatever is still unsent.
+            let channel = context.channel
+            guard let options = channel as? any SocketOptionProvider else { return closeConnection() }
+            return options.setSoLinger(linger(l_onoff: 1, l_linger: 0)).flatMap { channel.close() }
+        case .stall:
+            // Nothing more: the request stays current, so the connection never answers again.
+            return eventLoop.makeSucceededVoidFuture()
+        }
     }
 
     /// Closes the connection at once, whatever has been sent.

@@ -12,6 +12,7 @@
 /// | ``stall``               | nothing, the connection held open             | a timeout (curl 28)        |
 /// | ``closeWithoutResponse`` | FIN without a byte                           | an empty reply (curl 52)   |
 /// | ``delayed(_:_:)``       | silence for a while, then the wrapped reply   | a slow server              |
+/// | ``raw(chunks:pause:then:)`` | exactly the bytes given, then the ``Ending`` | whatever the bytes say     |
 ///
 /// Header fields are sent in the order given, with the spelling given. After a complete response the
 /// connection stays open for the next request, unless the request asked to close it or the reply's
@@ -61,6 +62,30 @@ public enum LoopbackReply: Sendable {
     ///
     /// The wait is real time: the server exists to exercise a client's real timeouts.
     indirect case delayed(Duration, LoopbackReply)
+
+    /// Exactly these bytes, unchecked, in chunks `pause` apart, and then the connection ends as
+    /// `ending` says.
+    ///
+    /// The server's HTTP encoder is bypassed: no status line, header or framing is added, checked
+    /// or fixed, so a test can send what no HTTP server would (a malformed status line, conflicting
+    /// `Content-Length` fields, a head cut short, interim responses without end). Each chunk is
+    /// flushed on its own. With ``Ending/keepOpen`` the server takes the bytes as a whole response
+    /// and answers the connection's next request after them.
+    case raw(chunks: [[UInt8]], pause: Duration, then: Ending)
+
+    /// What becomes of a connection after a ``raw(chunks:pause:then:)`` reply's last byte.
+    public enum Ending: Sendable, Hashable {
+        /// The connection stays open and answers its next request, unless the request asked to close it.
+        case keepOpen
+        /// The connection closes (a FIN): a client reading a body or a head to its end sees it cut short.
+        case close
+        /// The connection is reset (an RST, what a crashed peer or a middlebox sends): unsent data is
+        /// discarded and the client's next read or write fails with `ECONNRESET`.
+        case reset
+        /// Nothing more is sent, and the connection stays open; its later requests are never answered
+        /// (see ``LoopbackReply/stall`` for when the server notices a client that left).
+        case stall
+    }
 }
 
 extension LoopbackReply {
@@ -72,5 +97,20 @@ extension LoopbackReply {
     /// A complete response whose body is `json`, sent as is, with `Content-Type: application/json`.
     public static func json(_ json: String, status: Int = 200) -> LoopbackReply {
         .respond(status: status, headers: [("Content-Type", "application/json")], body: Array(json.utf8))
+    }
+
+    /// `bytes` exactly as given, at once, then `ending` (by default the connection closes).
+    public static func raw(_ bytes: [UInt8], then ending: Ending = .close) -> LoopbackReply {
+        .raw(chunks: [bytes], pause: .zero, then: ending)
+    }
+
+    /// `text` in UTF-8 exactly as given, at once, then `ending` (by default the connection closes).
+    ///
+    /// ```swift
+    /// .raw("HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\nok")       // a malformed status line
+    /// .raw("HTTP/1.1 200 OK\r\nContent-Le", then: .reset)           // a reset in the middle of the head
+    /// ```
+    public static func raw(_ text: String, then ending: Ending = .close) -> LoopbackReply {
+        .raw(Array(text.utf8), then: ending)
     }
 }

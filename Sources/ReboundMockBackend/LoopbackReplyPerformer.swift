@@ -69,6 +69,15 @@ struct LoopbackReplyPerformer: Sendable {
         case .delayed(let delay, let reply):
             try await Task.sleep(for: delay)
             try await carryOut(reply)
+
+        case .raw(let chunks, let pause, let ending):
+            for (index, chunk) in chunks.enumerated() {
+                if index > 0, pause > .zero {
+                    try await Task.sleep(for: pause)
+                }
+                try await onConnection { $0.writeRaw(chunk) }
+            }
+            try await onConnection { $0.finishRawReply(then: ending) }
         }
     }
 
@@ -100,7 +109,7 @@ extension LoopbackReply {
         case .respond(let code, let fields, _), .stream(let code, let fields, _, _),
             .closeMidBody(let code, let fields, _, _), .stallMidBody(let code, let fields, _, _):
             (status, headers) = (code, fields)
-        case .stall, .closeWithoutResponse:
+        case .stall, .closeWithoutResponse, .raw:
             return self
         case .delayed(let delay, let reply):
             return .delayed(delay, reply.replacingUnsendableHead())

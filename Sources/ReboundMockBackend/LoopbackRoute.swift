@@ -62,13 +62,15 @@ public struct LoopbackRoute: Sendable {
         self.init(nil, path, handler: handler)
     }
 
-    /// What the paths below ``path`` start with: the path and one slash.
-    private var subpathPrefix: String {
-        path.hasSuffix("/") ? path : path + "/"
-    }
-
     /// Whether the route answers `request`.
     public func matches(_ request: LoopbackRequest) -> Bool {
+        Self.matches(request, method: method, path: path, includesSubpaths: includesSubpaths)
+    }
+
+    /// Whether `request` has `method` (any if `nil`; a `GET` also answers `HEAD`) and `path`, or, if
+    /// `includesSubpaths`, a path below it: the rule of routes and of fault rules alike.
+    static func matches(_ request: LoopbackRequest, method: String?, path: String, includesSubpaths: Bool) -> Bool {
+        let subpathPrefix = path.hasSuffix("/") ? path : path + "/"
         guard request.path == path || (includesSubpaths && request.path.hasPrefix(subpathPrefix)) else {
             return false
         }

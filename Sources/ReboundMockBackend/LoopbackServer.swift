@@ -50,13 +50,22 @@ public final class LoopbackServer: Sendable {
     public let host: String
     /// The port the server listens on.
     public let port: Int
+    /// The faults the server injects into the replies of its routes; none at start.
+    public let faults: LoopbackFaults
 
     private let listeningChannel: any Channel
     private let registry: LoopbackConnectionRegistry
 
-    private init(host: String, port: Int, listeningChannel: any Channel, registry: LoopbackConnectionRegistry) {
+    private init(
+        host: String,
+        port: Int,
+        faults: LoopbackFaults,
+        listeningChannel: any Channel,
+        registry: LoopbackConnectionRegistry
+    ) {
         self.host = host
         self.port = port
+        self.faults = faults
         self.listeningChannel = listeningChannel
         self.registry = registry
     }
@@ -94,6 +103,7 @@ public final class LoopbackServer: Sendable {
         }
         try limits.validate()
         let registry = LoopbackConnectionRegistry(maxTrackedPaths: limits.maxTrackedPaths)
+        let faults = LoopbackFaults()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             // Room for a burst of concurrent connections, as a load test opens them all at once.
             .serverChannelOption(.backlog, value: 1024)
@@ -113,6 +123,7 @@ public final class LoopbackServer: Sendable {
                         of: channel,
                         connectionNumber: connectionNumber,
                         routes: routes,
+                        faults: faults,
                         limits: limits,
                         registry: registry
                     )
@@ -124,7 +135,8 @@ public final class LoopbackServer: Sendable {
             try? await channel.close()
             throw ChannelError.unknownLocalAddress
         }
-        return LoopbackServer(host: host, port: boundPort, listeningChannel: channel, registry: registry)
+        return LoopbackServer(
+            host: host, port: boundPort, faults: faults, listeningChannel: channel, registry: registry)
     }
 
     /// Sets up the handlers of a new connection; runs on its event loop.
@@ -132,6 +144,7 @@ public final class LoopbackServer: Sendable {
         of channel: any Channel,
         connectionNumber: Int,
         routes: [LoopbackRoute],
+        faults: LoopbackFaults,
         limits: Limits,
         registry: LoopbackConnectionRegistry
     ) throws {
@@ -151,6 +164,7 @@ public final class LoopbackServer: Sendable {
             LoopbackConnectionHandler(
                 connectionNumber: connectionNumber,
                 routes: routes,
+                faults: faults,
                 limits: limits,
                 registry: registry,
                 eventLoop: channel.eventLoop
