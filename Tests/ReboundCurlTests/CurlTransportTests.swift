@@ -149,7 +149,7 @@ struct CurlTransportTests {
         let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n"
         for trailers in ["Location: http://elsewhere.test/\r\n", "HTTP/1.1 301 Moved: x\r\nLocation: /x\r\n"] {
             for body in ["2\r\nok\r\n0\r\n", "0\r\n"] {
-                let response = try await RawReplyServer.result(ofRequestAnswered: head + body + trailers + "\r\n").get()
+                let response = try await RawAnswer.result(ofRequestAnswered: head + body + trailers + "\r\n").get()
                 #expect(response.status == .ok && response.status.reasonPhrase == "OK", "\(trailers)")
                 #expect(
                     response.head.headerFields.map(\.description) == [
@@ -177,7 +177,7 @@ struct CurlTransportTests {
             + "HTTP/1.1 200 OK: x\r\nLocation: http://elsewhere.test/\r\n\r\n"
         var options = TransportOptions()
         options.redirects = .doNotFollow
-        let response = try await RawReplyServer.result(ofRequestAnswered: answer, options: options).get()
+        let response = try await RawAnswer.result(ofRequestAnswered: answer, options: options).get()
         #expect(response.status.code == 302 && response.status.reasonPhrase == "Found")
         #expect(
             response.head.headerFields.map(\.description) == ["Location: /next", "Transfer-Encoding: chunked"])
@@ -195,7 +195,7 @@ struct CurlTransportTests {
         // body ("helloHT"); of a list, it took the first. Which one the server or a proxy between
         // meant is unknowable, and the rest of the connection with it (RFC 9112, section 6.3).
         let answer = "HTTP/1.1 200 OK\r\n\(fields)\r\nhelloHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nB2"
-        let error = try await RawReplyServer.error(ofRequestAnswered: answer)
+        let error = try await RawAnswer.error(ofRequestAnswered: answer)
         #expect(error?.code == .protocolError)
         #expect(error?.reason == "The response's Content-Length fields disagree.")
     }
@@ -209,21 +209,21 @@ struct CurlTransportTests {
         // The answer to a HEAD, a 204 and a 304 end with their head, whatever Content-Length says
         // (RFC 9112, section 6.3): nothing of the connection is in doubt, and they failed as
         // protocolError all the same.
-        let response = try await RawReplyServer.result(ofRequestAnswered: answer, method: method).get()
+        let response = try await RawAnswer.result(ofRequestAnswered: answer, method: method).get()
         #expect(response.body.isEmpty)
     }
 
     @Test func aRepeatedContentLengthThatAgreesIsAccepted() async throws {
         for fields in ["Content-Length: 5\r\nContent-Length: 5\r\n", "Content-Length: 5, 5\r\n"] {
             let answer = "HTTP/1.1 200 OK\r\n\(fields)\r\nhello"
-            let response = try await RawReplyServer.result(ofRequestAnswered: answer).get()
+            let response = try await RawAnswer.result(ofRequestAnswered: answer).get()
             #expect(String(decoding: response.body, as: UTF8.self) == "hello", "\(fields)")
         }
     }
 
     @Test func theHeadAfterAnInterimResponseIsTheOneKept() async throws {
         let answer = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nX-Final: 1\r\nContent-Length: 2\r\n\r\nok"
-        let response = try await RawReplyServer.result(ofRequestAnswered: answer).get()
+        let response = try await RawAnswer.result(ofRequestAnswered: answer).get()
         #expect(response.status == .ok)
         #expect(response.head.headerFields.map(\.description) == ["X-Final: 1", "Content-Length: 2"])
         #expect(String(decoding: response.body, as: UTF8.self) == "ok")
@@ -659,7 +659,7 @@ struct CurlTransportTests {
     func anAnswerLibcurlCannotReadIsAProtocolErrorNotARefusedRedirect(answer: String, reason: String) async throws {
         // libcurl refuses these with the code it also gives a redirect to another protocol, which
         // read as insecureRedirect: "A redirect … was refused", with no redirect at all.
-        let error = try await RawReplyServer.error(ofRequestAnswered: answer)
+        let error = try await RawAnswer.error(ofRequestAnswered: answer)
         #expect(error?.code == .protocolError)
         #expect(error?.reason == reason)
     }
@@ -676,7 +676,7 @@ struct CurlTransportTests {
         ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\nNo colon\r\n\r\n", .invalidRequest),
     ])
     func aBrokenChunkedBodyIsAProtocolError(answer: String, readBefore: NetworkErrorCode) async throws {
-        let error = try await RawReplyServer.error(ofRequestAnswered: answer)
+        let error = try await RawAnswer.error(ofRequestAnswered: answer)
         #expect(error?.code == .protocolError, "read as \(readBefore) before")
     }
 

@@ -43,6 +43,37 @@ extension LoopbackServer {
     }
 }
 
+/// Requests answered with bytes that no HTTP server would send (no status line at all, trailers of
+/// any kind, conflicting lengths): a loopback server whose every reply is a raw-bytes fault.
+enum RawAnswer {
+    /// What a request (a GET unless `method` says otherwise) from a new transport gets when the
+    /// server answers exactly `answer` and closes the connection.
+    static func result(
+        ofRequestAnswered answer: String, method: HTTPRequest.Method = .get,
+        options: TransportOptions = TransportOptions()
+    ) async throws -> Result<TransportResponse, NetworkError> {
+        let server = try await LoopbackServer.start(routes: [])
+        server.faults.inject(LoopbackFaultRule(fault: .raw(answer)))
+        let transport = CurlTransport()
+        let result: Result<TransportResponse, NetworkError>
+        do {
+            result = .success(try await transport.send(server.request(method, "/"), body: nil, options: options))
+        } catch {
+            result = .failure(error)
+        }
+        transport.shutdown()
+        try await server.shutdown()
+        return result
+    }
+
+    /// What a GET from a new transport fails with when the server answers `answer`; `nil` if it
+    /// succeeds.
+    static func error(ofRequestAnswered answer: String) async throws -> NetworkError? {
+        guard case .failure(let error) = try await result(ofRequestAnswered: answer) else { return nil }
+        return error
+    }
+}
+
 /// What `/echo` answers: the request as the server saw it.
 struct Echo: Decodable {
     var method: String
