@@ -1,6 +1,10 @@
-import Foundation
 import HTTPTypes
 import Rebound
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How a `fetch` ended, and the two ways the tool reports it.
 struct FetchOutcome {

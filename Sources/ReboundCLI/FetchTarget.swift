@@ -1,6 +1,10 @@
 import ArgumentParser
-import Foundation
 import Rebound
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A URL from the command line, split the way ``APIDataManager`` takes it: the base URL
 /// (`scheme://authority`) and the endpoint's path and query under it.

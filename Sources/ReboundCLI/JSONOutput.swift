@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The tool's JSON on stdout: one object per line, so that a script can read it with one `read`.
 enum JSONOutput {

@@ -1,6 +1,11 @@
 import ArgumentParser
-import Foundation
 import Rebound
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension Rebound {
     /// Runs the tool as ArgumentParser's own `main()` does, except that the message of an error
@@ -28,7 +33,11 @@ extension Rebound {
                     StandardStreams.writeError(message)
                 }
             }
-            Foundation.exit(code.rawValue)
+            #if canImport(Glibc)
+                Glibc.exit(code.rawValue)
+            #else
+                Darwin.exit(code.rawValue)
+            #endif
         }
     }
 
@@ -75,11 +84,11 @@ extension Rebound {
         // Longest first, so that an argument inside another is not screened on its own first.
         for replacement in replacements.sorted(by: { $0.text.count > $1.text.count }) {
             if replacement.anywhere {
-                screened = screened.replacingOccurrences(of: replacement.text, with: replacement.shown)
+                screened = screened.replacing(replacement.text, with: replacement.shown)
             } else {
-                screened = screened.replacingOccurrences(of: "'\(replacement.text)'", with: "'\(replacement.shown)'")
-                screened = screened.replacingOccurrences(
-                    of: "Invalid option: \(replacement.text)", with: "Invalid option: \(replacement.shown)")
+                screened = screened.replacing("'\(replacement.text)'", with: "'\(replacement.shown)'")
+                screened = screened.replacing(
+                    "Invalid option: \(replacement.text)", with: "Invalid option: \(replacement.shown)")
             }
         }
         return screened

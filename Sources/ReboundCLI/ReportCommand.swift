@@ -1,7 +1,11 @@
 import ArgumentParser
-import Foundation
 import Rebound
 import ReboundReportAnalysis
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// `rebound report`: what non-fatal report files say, as a bar chart or as JSON.
 ///

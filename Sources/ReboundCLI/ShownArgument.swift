@@ -1,6 +1,10 @@
-import Foundation
 import HTTPTypes
 import Rebound
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What the tool shows of an argument from its command line when a message quotes it.
 ///

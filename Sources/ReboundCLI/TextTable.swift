@@ -1,5 +1,3 @@
-import Foundation
-
 /// A plain-text table with aligned columns, for the tool's readable output.
 ///
 /// ```
@@ -43,5 +41,14 @@ struct TextTable {
 
 extension Double {
     /// The value with three decimals, such as `0.137`: milliseconds, enough for a person.
-    var threeDecimals: String { String(format: "%.3f", self) }
+    ///
+    /// Rounded to the nearest thousandth; past 10¹² a `Double` no longer holds every thousandth,
+    /// and a larger value, or one that is not finite, is shown as Swift prints it.
+    var threeDecimals: String {
+        guard isFinite, magnitude < 1e12 else { return "\(self)" }
+        let thousandths = Int((self * 1000).rounded())
+        let fraction = String(thousandths.magnitude % 1000)
+        let sign = thousandths < 0 ? "-" : ""
+        return "\(sign)\(thousandths.magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
 }

@@ -1,8 +1,12 @@
 import CCurl
-import Foundation
 import HTTPTypes
 import Rebound
 import Synchronization
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One request on its way through libcurl.
 ///

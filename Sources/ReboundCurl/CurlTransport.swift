@@ -1,6 +1,10 @@
-public import Foundation
 public import HTTPTypes
 public import Rebound
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// An `HTTPTransport` over libcurl: one thread and one multi handle serve every request.
 ///

@@ -1,6 +1,10 @@
-import Foundation
 import HTTPTypes
 import Rebound
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Follows redirects on the transport's side, one transfer per hop: libcurl follows none
 /// (`CURLOPT_FOLLOWLOCATION` stays off), so that every hop is checked against the one before.

@@ -1,5 +1,9 @@
-public import Foundation
 public import Rebound
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,9 @@
-import Foundation
 public import Rebound
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a set of reports says: the most frequent chains, the most widespread, the builds, and what
 /// changed against a baseline.

@@ -1,5 +1,9 @@
-public import Foundation
 public import HTTPTypes
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Reads the JSON error payloads most APIs send.
 ///

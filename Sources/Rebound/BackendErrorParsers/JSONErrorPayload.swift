@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The fields of a JSON error payload that ``JSONBackendErrorParser`` reads, and nothing else.
 ///

@@ -1,5 +1,9 @@
-public import Foundation
 public import HTTPTypes
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension Endpoint where Response: Decodable {
     /// A call whose successful response is decoded resiliently, reporting what it recovered from.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Everything the resilient properties of one decode recovered from, each with its coding path.
 ///
@@ -92,8 +96,8 @@ public struct ResilientDecodingDigest: Sendable {
         /// `a string` out of `Expected to decode Double but found a string instead.`, the wording of
         /// Foundation's decoders; `nil` for any other wording.
         private static func foundDescription(in text: String) -> String? {
-            guard let start = text.range(of: "but found "),
-                let end = text.range(of: " instead", range: start.upperBound..<text.endIndex)
+            guard let start = text.firstRange(of: "but found "),
+                let end = text[start.upperBound...].firstRange(of: " instead")
             else { return nil }
             return UntrustedText.identifier(String(text[start.upperBound..<end.lowerBound]))
         }

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Reading the HTTP `Retry-After` header (RFC 9110, section 10.2.3) as a wait.
 ///

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Every word Rebound shows to people, by key, in one language.
 ///
@@ -37,7 +41,7 @@ public struct PresentationStrings: Hashable, Sendable {
     public func string(_ key: String, _ arguments: KeyValuePairs<String, String> = [:]) -> String {
         var text = table[key] ?? Self.english.table[key] ?? key
         for (name, value) in arguments {
-            text = text.replacingOccurrences(of: "{\(name)}", with: value)
+            text = text.replacing("{\(name)}", with: value)
         }
         return text
     }

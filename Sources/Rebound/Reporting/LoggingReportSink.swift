@@ -1,5 +1,9 @@
-import Foundation
 public import Logging
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Writes one log line per report through swift-log.
 ///

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One report of a non-fatal error, as a sink receives it and as one line of a report file holds it.
 ///

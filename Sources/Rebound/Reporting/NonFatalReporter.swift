@@ -1,5 +1,9 @@
-public import Foundation
 import Tracing
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Records non-fatal errors and sends reports of them to sinks: a log, a file, metrics, traces.
 ///

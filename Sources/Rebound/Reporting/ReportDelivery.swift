@@ -1,5 +1,9 @@
-import Foundation
 import Tracing
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Delivery of one report to one sink, within a timeout that does not depend on the sink's
 /// cooperation.

@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The bookkeeping of one session: which chains were reported, their uncounted repeats, and the
 /// statistics.

@@ -1,5 +1,9 @@
-import Foundation
 import Tracing
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A report waiting for the sinks, with the service context of the code that recorded it.
 struct QueuedReport: Sendable {

@@ -1,5 +1,9 @@
-import Foundation
 public import Tracing
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Adds a `rebound.nonfatal` event to the span of the code that recorded the error.
 ///

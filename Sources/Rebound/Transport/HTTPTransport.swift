@@ -1,5 +1,9 @@
-public import Foundation
 public import HTTPTypes
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Something that sends one HTTP request and returns its response: the bottom of Rebound's stack.
 ///

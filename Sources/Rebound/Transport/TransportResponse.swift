@@ -1,6 +1,10 @@
-public import Foundation
 public import HTTPTypes
 import Synchronization
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A whole HTTP response as a transport returns it.
 public struct TransportResponse: Sendable {

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension LayerError where Code == JSONErrorCode {
     /// The context key of the path to the value that failed, such as `tasks[3].price`.
@@ -119,7 +123,7 @@ extension LayerError where Code == JSONErrorCode {
             // again tells them apart. It reports JSON nested deeper than it reads the same way, as
             // "not valid JSON". This runs on the failure path only.
             if case .dataCorrupted(let decodingContext) = error, decodingContext.codingPath.isEmpty,
-                (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil
+                !JSONNesting.isJSON(data)
             {
                 if JSONNesting.isTooDeepForTheParser(data) {
                     jsonError.code = .tooDeeplyNested

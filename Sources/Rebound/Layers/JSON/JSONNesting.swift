@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How deep a JSON text nests its arrays and objects, found without parsing it.
 ///
@@ -55,6 +59,20 @@ enum JSONNesting {
         closed.append(contentsOf: Array("null".utf8))
         closed.append(
             contentsOf: open.reversed().map { $0 == UInt8(ascii: "[") ? UInt8(ascii: "]") : UInt8(ascii: "}") })
-        return (try? JSONSerialization.jsonObject(with: closed, options: .fragmentsAllowed)) != nil
+        return isJSON(closed)
+    }
+
+    /// Whether `data` is one JSON value, a bare string or number included.
+    ///
+    /// `JSONDecoder` parses the whole text before it decodes anything, so decoding a type that
+    /// reads nothing tells valid JSON from invalid, as `JSONSerialization` would, without the
+    /// Foundation that holds `JSONSerialization`.
+    static func isJSON(_ data: Data) -> Bool {
+        (try? JSONDecoder().decode(AnyJSONValue.self, from: data)) != nil
+    }
+
+    /// Any JSON value, left unread.
+    private struct AnyJSONValue: Decodable {
+        init(from decoder: any Decoder) throws {}
     }
 }
