@@ -30,7 +30,7 @@ lint:
 ## undocumented parameter) fails it.
 docs:
 	mkdir -p .build/docs
-	for target in Rebound ReboundCurl ReboundTesting; do \
+	for target in Rebound ReboundCurl ReboundTesting ReboundReportAnalysis; do \
 		$(SWIFT) package --disable-sandbox generate-documentation --target $$target \
 			--output-path .build/docs/$$target --warnings-as-errors || exit 1; \
 	done

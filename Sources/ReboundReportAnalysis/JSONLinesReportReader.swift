@@ -82,7 +82,7 @@ public struct JSONLinesReportReader: Sendable {
     public static let maximumListedInvalidLines = 100
 
     /// The largest file the reader reads: 256 MiB by default, 25 times the default cap of a
-    /// ``JSONLinesReportSink`` file, so that a file of another kind cannot exhaust memory.
+    /// `JSONLinesReportSink` file, so that a file of another kind cannot exhaust memory.
     public let maximumFileSize: Int
 
     public init(maximumFileSize: Int = 256 * 1024 * 1024) {
@@ -93,7 +93,7 @@ public struct JSONLinesReportReader: Sendable {
     ///
     /// - Parameter paths: The files.
     /// - Returns: Their reports and their invalid lines.
-    /// - Throws: ``ReportingErrorCode/cannotReadFile`` for the first file that cannot be read
+    /// - Throws: `ReportingErrorCode.cannotReadFile` for the first file that cannot be read
     ///   (its cause a `POSIXError`, such as `ENOENT`, and its reason the system's words for it),
     ///   that is larger than ``maximumFileSize``, or that is neither a regular file nor a pipe
     ///   (a device, a socket). A pipe is read to its end; one that nothing writes to is empty.

@@ -8,18 +8,18 @@ public import Rebound
 /// What a set of reports says: the most frequent chains, the most widespread, the builds, and what
 /// changed against a baseline.
 ///
-/// Pure: it reads ``NonFatalReport`` values (from files, with ``JSONLinesReportReader``) and
+/// Pure: it reads `NonFatalReport` values (from files, with ``JSONLinesReportReader``) and
 /// computes; `rebound report` prints it.
 ///
 /// ## Definitions
 ///
-/// - **Occurrences** of a chain: the sum of ``NonFatalReport/occurrences`` over its
-///   ``NonFatalReport/Kind/occurrence`` and ``NonFatalReport/Kind/repeats`` reports, so repeats
+/// - **Occurrences** of a chain: the sum of `NonFatalReport.occurrences` over its
+///   `NonFatalReport.Kind.occurrence` and `NonFatalReport.Kind.repeats` reports, so repeats
 ///   counted by the reporters are included.
 /// - **Sessions** of a chain: the distinct sessions with a report of it. The sessions of a data
 ///   set are the distinct sessions of all its reports; sessions that reported nothing are not in
 ///   any file, so rates are per *reporting* session.
-/// - **Dropped**: the occurrences that reporters dropped (their ``NonFatalReport/Kind/drops``
+/// - **Dropped**: the occurrences that reporters dropped (their `NonFatalReport.Kind.drops`
 ///   reports), which are in no chain's count.
 ///
 /// Counts come from files and may be anything a line says: every sum stops at `Int.max` instead
