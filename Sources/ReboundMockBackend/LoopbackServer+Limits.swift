@@ -63,8 +63,8 @@ extension LoopbackServer {
         /// ``LoopbackServer/requestsToUntrackedPaths`` (and `requests(to:)` says 0 for that path), so a
         /// client that sends endless distinct paths does not grow the server's memory, and no request goes
         /// uncounted. A path longer than ``maximumTrackedPathLength`` is never counted one by one, so that
-        /// the bound holds for the memory too. ``MockBackend/stats`` keeps its ``MockBackendStats/requestsPerRoute`` to as many
-        /// routes, with the rest in ``MockBackendStats/requestsToUntrackedRoutes``. The default, 10,000,
+        /// the bound holds for the memory too. `MockBackend.stats` keeps its `MockBackendStats.requestsPerRoute` to as many
+        /// routes, with the rest in `MockBackendStats.requestsToUntrackedRoutes`. The default, 10,000,
         /// is far more paths than a test asks about, while the counters of the server and of the mock
         /// backend stay small: 100,000 distinct paths grow a standalone mock backend by about 4 MB (by
         /// 32 MB before there was a bound).
@@ -96,13 +96,13 @@ extension LoopbackServer {
         /// `UInt32.max` bytes (4 GiB - 1) and grows by doubling its capacity, so a body past 2 GiB
         /// asks for a buffer it cannot have and traps. A route then gets the body once more as
         /// `[UInt8]`. 1 GiB stays well clear of both, and is still far more than any test of a client
-        /// sends (and the size of the largest body ``MockFailure/oversizedBody(bytes:)`` sends back).
+        /// sends (and the size of the largest body `MockFailure.oversizedBody(bytes:)` sends back).
         public static let maximumRequestBodySize = 1 << 30
 
         /// The longest path, in UTF-8 bytes, counted one by one under ``maxTrackedPaths``: 1024.
         ///
         /// ``maxTrackedPaths`` bounds how many paths are kept, this how long each may be: requests to a
-        /// longer path (or, in ``MockBackendStats/requestsPerRoute``, to a longer route, method and space
+        /// longer path (or, in `MockBackendStats.requestsPerRoute`, to a longer route, method and space
         /// included) are counted with the untracked ones. SwiftNIO accepts request targets up to 80 KiB,
         /// so without it 10,000 paths could hold 800 MB in each count, and `GET /v1/stats` send as much.
         /// 1024 bytes is far longer than any route a test names, and keeps each count at about 10 MB at
