@@ -163,7 +163,7 @@ struct CurlTransportTests {
         // RFC 9112, section 5.2: a client replaces each line break of a folded field with a
         // space. libcurl hands the continuation over as a line of its own, which was dropped.
         let answer = "HTTP/1.1 200 OK\r\nX-Long: a\r\n b\r\n\tc\r\nContent-Length: 2\r\n\r\nok"
-        let response = try await RawReplyServer.result(ofRequestAnswered: answer).get()
+        let response = try await RawAnswer.result(ofRequestAnswered: answer).get()
         #expect(response.head.headerFields.map(\.description) == ["X-Long: a b c", "Content-Length: 2"])
         #expect(String(decoding: response.body, as: UTF8.self) == "ok")
     }
