@@ -26,3 +26,16 @@ public protocol CredentialStore: Sendable {
     /// they were.
     func clear() async
 }
+
+/// A credential store that can answer without suspending, because it keeps the credential in
+/// memory.
+///
+/// ``AuthRefreshHandler`` then sets the credential of every attempt inline
+/// (``RecoverableErrorHandler/prepareSynchronously(_:context:)``) rather than in a hook task of
+/// its own, which costs more than the rest of a call. ``InMemoryCredentialStore`` is one; an app's
+/// store that caches its credential in memory can be one too.
+public protocol SynchronousCredentialStore: CredentialStore {
+    /// The credential to send requests with, or `nil` when nobody is signed in, read without
+    /// suspending and without blocking (no I/O).
+    func currentSynchronously() -> Credential?
+}

@@ -1,6 +1,6 @@
 /// A ``CredentialStore`` that keeps the credential in memory only: for tests, command-line tools,
 /// and apps that sign in at every launch.
-public final class InMemoryCredentialStore: CredentialStore {
+public final class InMemoryCredentialStore: SynchronousCredentialStore {
     private struct State {
         var credential: Credential?
         var lastGeneration = 0
@@ -14,6 +14,10 @@ public final class InMemoryCredentialStore: CredentialStore {
     }
 
     public func current() async -> Credential? {
+        currentSynchronously()
+    }
+
+    public func currentSynchronously() -> Credential? {
         state.withLock { $0.credential }
     }
 

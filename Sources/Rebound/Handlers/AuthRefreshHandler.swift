@@ -103,6 +103,8 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     public let store: any CredentialStore
     /// Gets a new credential.
     public let refresher: any CredentialRefresher
+    /// The store, when it answers without suspending: the credential is then set inline.
+    private let synchronousStore: (any SynchronousCredentialStore)?
 
     /// How one refresh (or the decision not to make one) ended, shared by all its waiters.
     private enum Outcome: Sendable {
@@ -176,6 +178,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         configuration: Configuration = Configuration()
     ) {
         self.store = store
+        self.synchronousStore = store as? any SynchronousCredentialStore
         self.refresher = refresher
         self.configuration = configuration
     }
@@ -194,13 +197,21 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         self.init(store: store, refresher: ClosureCredentialRefresher(body: refresh), configuration: configuration)
     }
 
-    /// Only `prepare`: the outcome of an attempt tells this handler nothing `recover` does not.
-    public var hooks: HandlerHooks { .prepare }
+    /// Only `prepare`, synchronous over a ``SynchronousCredentialStore``: the outcome of an attempt
+    /// tells this handler nothing `recover` does not.
+    public var hooks: HandlerHooks { synchronousStore == nil ? .prepare : .prepareSynchronously }
 
     /// Sets the credential's header field, replacing any the request had; with no credential in
     /// the store, leaves the request alone.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
         authorize(&request, with: await store.current())
+    }
+
+    /// Sets the credential's header field from a ``SynchronousCredentialStore``, as
+    /// ``prepare(_:)`` does.
+    public func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) {
+        guard let synchronousStore else { return }
+        authorize(&request, with: synchronousStore.currentSynchronously())
     }
 
     /// Sets the header field of `credential`, or leaves the request alone without one.

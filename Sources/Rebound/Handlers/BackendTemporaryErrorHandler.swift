@@ -19,7 +19,7 @@ public import HTTPTypes
 /// fraction of a token and every retryable failure costs one; a failure this handler does not
 /// retry (a 404, a 401, a captcha) leaves the budget as it is.
 ///
-/// The budget hears every retryable failure through ``attemptDidEnd(_:context:)``, the last
+/// The budget hears every retryable failure through ``attemptDidEndSynchronously(_:context:)``, the last
 /// attempt's included, and every success; ``recover(from:)`` charges it (and asks it whether to
 /// retry, in one atomic step) when it is asked first.
 ///
@@ -111,8 +111,11 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
         self.random = Locked(random)
     }
 
-    /// `prepare` only adds idempotency keys; the outcome feeds the budget.
-    public var hooks: HandlerHooks { configuration.addsIdempotencyKey ? .all : .attemptDidEnd }
+    /// `prepare` only adds idempotency keys; the outcome feeds the budget. Neither suspends.
+    public var hooks: HandlerHooks {
+        configuration.addsIdempotencyKey
+            ? [.prepareSynchronously, .attemptDidEndSynchronously] : .attemptDidEndSynchronously
+    }
 
     public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
         // An answer no retry fixes (a 404, a 401, a captcha) is neither a success nor a retryable
@@ -152,7 +155,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
 
     /// Adds an idempotency key to a request whose method is not idempotent and that has none,
     /// when ``Configuration/addsIdempotencyKey`` is on.
-    public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {
+    public func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) {
         guard configuration.addsIdempotencyKey, !Self.idempotentMethods.contains(request.method),
             request.headerFields[Self.idempotencyKey] == nil
         else { return }
@@ -161,7 +164,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
 
     /// Refills the budget after a success, and charges it for a retryable failure that
     /// ``recover(from:)`` did not see (the last attempt's, or one another handler recovered from).
-    public nonisolated(nonsending) func attemptDidEnd(_ outcome: AttemptOutcome, context: AttemptContext) async {
+    public func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext) {
         switch outcome {
         case .succeeded:
             budget.recordSuccess()

@@ -124,21 +124,28 @@ private struct CallShell {
     var loop: AttemptLoop
     /// The request as the handlers prepared it: preparing changes it for good.
     var request: HTTPRequest
-    /// For each attempt, how many participants, in order, it reached while being prepared: they
-    /// hear its outcome.
-    var reached: [AttemptID: Int] = [:]
-    /// For each attempt sent, the request as it was sent.
-    var sent: [AttemptID: HTTPRequest] = [:]
-    /// For each failed attempt, what the handlers see of it.
-    var failures: [AttemptID: FailedAttempt] = [:]
+    /// What the shell remembers of each attempt, by number (the first at index 0).
+    var slots: [Slot] = []
     /// The answer of the attempt that succeeded.
     var success: (id: AttemptID, response: TransportResponse)?
     /// A request a deciding handler asked to send instead.
     var adjusted: HTTPRequest?
-    /// Why a refused attempt was refused, by attempt.
-    var refusals: [AttemptID: (handler: String, error: any Error)] = [:]
-    /// The wait each deciding handler asked for, by attempt, for the log.
-    var delays: [AttemptID: Duration] = [:]
+
+    /// One attempt, as the shell knows it.
+    struct Slot {
+        let context: AttemptContext
+        /// How many participants, in order, the attempt reached while being prepared: they hear
+        /// its outcome.
+        var reached = 0
+        /// The request as it was sent.
+        var sent: HTTPRequest?
+        /// What the handlers see of its failure.
+        var failure: FailedAttempt?
+        /// Why it was refused, if it was.
+        var refusal: (handler: String, error: any Error)?
+        /// The wait the deciding handler asked for, for the log.
+        var delay: Duration?
+    }
 
     init(manager: APIDataManager, call: APIDataManager.CallRequest, number: UInt64, span: (any Span)?) {
         self.manager = manager
@@ -200,26 +207,24 @@ private struct CallShell {
 
     // MARK: - Actions
 
-    private func context(_ id: AttemptID) -> AttemptContext {
-        AttemptContext(
-            id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
-            endpoint: call.label, time: manager.time)
-    }
-
     /// Asks each participant's `prepare`, in order; the first that throws (or is still at it
     /// when the deadline passes) refuses the attempt.
     private nonisolated(nonsending) mutating func prepare(_ id: AttemptID) async -> [AttemptLoop.Action] {
-        if Task.isCancelled {
-            reached[id] = 0
-            return loop.cancelled(now: manager.time.now())
-        }
+        let context = AttemptContext(
+            id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
+            method: call.method, path: call.path, time: manager.time)
+        slots.append(Slot(context: context))
+        if Task.isCancelled { return loop.cancelled(now: manager.time.now()) }
         if let adjusted = adjusted.take() { request = adjusted }
-        let context = context(id)
         for index in participants.indices {
             let participant = participants[index]
-            guard participant.hooks.contains(.prepare) else { continue }
             let refusal: any Error
             do {
+                if participant.hooks.contains(.prepareSynchronously) {
+                    try participant.handler.prepareSynchronously(&request, context: context)
+                    continue
+                }
+                guard participant.hooks.contains(.prepare) else { continue }
                 let handler = participant.handler
                 let before = request
                 let prepared = try await HookCall.bounded(by: context) {
@@ -238,11 +243,11 @@ private struct CallShell {
                 refusal = HookCall.handlerFailure(error)
             }
             // The refuser and those before it hear the outcome; those after it were never asked.
-            reached[id] = index + 1
-            refusals[id] = (participant.name, refusal)
+            slots[id.attempt - 1].reached = index + 1
+            slots[id.attempt - 1].refusal = (participant.name, refusal)
             return loop.refused(id, handler: participant.name, error: refusal, now: manager.time.now())
         }
-        reached[id] = participants.count
+        slots[id.attempt - 1].reached = participants.count
         return loop.prepared(id, now: manager.time.now())
     }
 
@@ -253,7 +258,7 @@ private struct CallShell {
         var options = manager.transportOptions
         options.timeout = timeout
         let request = self.request
-        sent[id] = request
+        slots[id.attempt - 1].sent = request
         let outcome = await manager.attempt(request, body: call.body, options: options, decode: decode)
         manager.instruments.recordAttempt(endpoint: call.errorCode.name, succeeded: outcome.isSuccess)
         let now = manager.time.now()
@@ -262,12 +267,12 @@ private struct CallShell {
             success = (id, response)
             return loop.succeeded(id, status: response.status.code, now: now)
         case .failure(let error, let response):
-            failures[id] = FailedAttempt(
+            slots[id.attempt - 1].failure = FailedAttempt(
                 error: error,
                 request: request,
                 body: call.body,
                 response: response,
-                context: context(id),
+                context: slots[id.attempt - 1].context,
                 timeLeft: loop.deadline - now,
                 delayBefore: loop.attempt(id)?.delayBefore ?? .zero,
                 history: loop.history
@@ -280,7 +285,7 @@ private struct CallShell {
     /// Asks the participants in order until one recovers; a handler's own failure, or the
     /// deadline passing while it decides, ends the call.
     private nonisolated(nonsending) mutating func recover(_ id: AttemptID) async -> [AttemptLoop.Action] {
-        guard let failure = failures[id] else { return [] }
+        guard let failure = slots[id.attempt - 1].failure else { return [] }
         var decision = AttemptLoop.Decision.none
         asking: for participant in participants {
             do {
@@ -301,7 +306,7 @@ private struct CallShell {
                 if case .didHandle(let plan) = decided {
                     decision = .retry(handler: participant.name, delay: plan.delay)
                     adjusted = plan.request
-                    delays[id] = plan.delay
+                    slots[id.attempt - 1].delay = plan.delay
                     manager.instruments.recordRecovery(handler: participant.name)
                     break asking
                 }
@@ -318,7 +323,7 @@ private struct CallShell {
         let outcome: AttemptOutcome
         switch ending {
         case .succeeded:
-            guard let success, let request = sent[id] else { return }
+            guard let success, let request = slots[id.attempt - 1].sent else { return }
             outcome = .succeeded(request: request, response: success.response)
             manager.logger.debug(
                 "attempt succeeded",
@@ -327,14 +332,14 @@ private struct CallShell {
                     "status": "\(success.response.status.code)",
                 ])
         case .failed(let recordIndex):
-            guard let failure = failures.removeValue(forKey: id) else { return }
+            guard let failure = slots[id.attempt - 1].failure else { return }
             let record = loop.history[recordIndex]
             outcome = .failed(failure, record: record)
-            logFailure(record, delay: delays.removeValue(forKey: id))
+            logFailure(record, delay: slots[id.attempt - 1].delay)
         case .cancelled:
             outcome = .cancelled
         case .refused:
-            let refusal = refusals.removeValue(forKey: id)
+            let refusal = slots[id.attempt - 1].refusal
             outcome = .refused(
                 handler: refusal?.handler,
                 error: refusal?.error ?? RecoveryError(.deadlineExceeded, cause: loop.lastFailure))
@@ -346,10 +351,14 @@ private struct CallShell {
         {
             span.addEvent(Self.event(record))
         }
-        sent[id] = nil
-        let context = context(id)
-        let reached = reached.removeValue(forKey: id) ?? 0
-        for participant in participants.prefix(reached) where participant.hooks.contains(.attemptDidEnd) {
+        let slot = slots[id.attempt - 1]
+        let context = slot.context
+        for participant in participants.prefix(slot.reached) {
+            if participant.hooks.contains(.attemptDidEndSynchronously) {
+                participant.handler.attemptDidEndSynchronously(outcome, context: context)
+                continue
+            }
+            guard participant.hooks.contains(.attemptDidEnd) else { continue }
             let handler = participant.handler
             do {
                 let observed: Void? = try await HookCall.bounded(by: context) {

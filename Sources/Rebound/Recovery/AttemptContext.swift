@@ -1,3 +1,5 @@
+public import HTTPTypes
+
 /// Identifies one attempt of one call, unique in the process.
 ///
 /// Handlers that hold something for an attempt between ``RecoverableErrorHandler/prepare(_:context:)``
@@ -29,26 +31,43 @@ public struct AttemptContext: Sendable {
     public let deadline: Duration
     /// The endpoint's options (``EndpointOptions``), for handlers with per-endpoint settings.
     public let options: EndpointOptions
-    /// The call as logs name it: the method and the path without its query, such as `GET /v1/tasks`.
-    public let endpoint: String
+    /// The request's method.
+    public let method: HTTPRequest.Method
     /// The pipeline's clock and date.
     public let time: TimeSource
+    /// The path under the base URL, with its query: kept private, since a query may hold secrets.
+    private let path: String
 
+    /// Creates a context; the pipeline makes one per attempt, tests may make their own.
+    ///
+    /// - Parameters:
+    ///   - id: The attempt's identity.
+    ///   - maxAttempts: The most attempts the call may make.
+    ///   - deadline: When the call must end, on `time`'s monotonic clock.
+    ///   - options: The endpoint's options.
+    ///   - method: The request's method.
+    ///   - path: The endpoint's path under the base URL (a query is left out of ``endpoint``).
+    ///   - time: The pipeline's clock and date.
     public init(
         id: AttemptID,
         maxAttempts: Int,
         deadline: Duration,
         options: EndpointOptions = EndpointOptions(),
-        endpoint: String,
+        method: HTTPRequest.Method,
+        path: String,
         time: TimeSource
     ) {
         self.id = id
         self.maxAttempts = maxAttempts
         self.deadline = deadline
         self.options = options
-        self.endpoint = endpoint
+        self.method = method
+        self.path = path
         self.time = time
     }
+
+    /// The call as logs name it: the method and the path without its query, such as `GET /v1/tasks`.
+    public var endpoint: String { endpointLabel(method: method, path: path) }
 
     /// The attempt's number, from 1.
     public var attempt: Int { id.attempt }

@@ -22,7 +22,13 @@ public struct EndpointOptions: Sendable {
 
     /// The value of `key`, or its default when it was not set.
     public subscript<Key: EndpointOptionKey>(key: Key.Type) -> Key.Value {
-        get { values[ObjectIdentifier(key)] as? Key.Value ?? Key.defaultValue }
+        get {
+            // Most endpoints set nothing: no lookup then.
+            guard !values.isEmpty, let value = values[ObjectIdentifier(key)] as? Key.Value else {
+                return Key.defaultValue
+            }
+            return value
+        }
         set { values[ObjectIdentifier(key)] = newValue }
     }
 

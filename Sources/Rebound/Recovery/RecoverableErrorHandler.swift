@@ -51,6 +51,16 @@ public import HTTPTypes
 /// goes on. A handler that never uses a hook says so with ``hooks``, and the pipeline does not
 /// call it at all.
 ///
+/// ## Synchronous hooks
+///
+/// Starting a hook in a task of its own, so that it can be left behind, costs more than a whole
+/// call otherwise does when the hook's work is a few lines. A handler whose hook never suspends
+/// (it reads a lock, counts, sets a header field) implements ``prepareSynchronously(_:context:)``
+/// or ``attemptDidEndSynchronously(_:context:)`` instead and says so with
+/// ``HandlerHooks/prepareSynchronously`` or ``HandlerHooks/attemptDidEndSynchronously``: the
+/// pipeline then calls it inline. The built-in handlers do so; any handler may. A synchronous hook
+/// must not block (no I/O, no waiting on other threads): nothing can leave it behind.
+///
 /// The hooks run on the caller's executor (`nonisolated(nonsending)`): the caller is
 /// ``APIDataManager``, which never runs on its own caller's actor, so they start on the global
 /// executor (or on the task's preferred executor, such as the transport's loop under
@@ -86,6 +96,18 @@ public protocol RecoverableErrorHandler: Sendable {
     ///   - context: The attempt.
     nonisolated(nonsending) func attemptDidEnd(_ outcome: AttemptOutcome, context: AttemptContext) async
 
+    /// Adjusts a request before it is sent, without suspending; called instead of
+    /// ``prepare(_:context:)`` when ``hooks`` holds ``HandlerHooks/prepareSynchronously``. The
+    /// default does nothing.
+    ///
+    /// - Throws: As ``prepare(_:context:)``: a failure that refuses the attempt.
+    func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) throws
+
+    /// Hears how an attempt ended, without suspending; called instead of
+    /// ``attemptDidEnd(_:context:)`` when ``hooks`` holds ``HandlerHooks/attemptDidEndSynchronously``.
+    /// The default does nothing.
+    func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext)
+
     /// The short form of ``prepare(_:context:)``, for handlers that need no context; the default
     /// leaves the request unchanged.
     nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws
@@ -114,7 +136,13 @@ public struct HandlerHooks: OptionSet, Sendable, Hashable {
     public static let prepare = HandlerHooks(rawValue: 1 << 0)
     /// ``RecoverableErrorHandler/attemptDidEnd(_:context:)``.
     public static let attemptDidEnd = HandlerHooks(rawValue: 1 << 1)
-    /// Both hooks.
+    /// ``RecoverableErrorHandler/prepareSynchronously(_:context:)``, called inline in place of
+    /// `prepare(_:context:)`.
+    public static let prepareSynchronously = HandlerHooks(rawValue: 1 << 2)
+    /// ``RecoverableErrorHandler/attemptDidEndSynchronously(_:context:)``, called inline in place
+    /// of `attemptDidEnd(_:context:)`.
+    public static let attemptDidEndSynchronously = HandlerHooks(rawValue: 1 << 3)
+    /// Both asynchronous hooks: the default.
     public static let all: HandlerHooks = [.prepare, .attemptDidEnd]
 }
 
@@ -128,6 +156,10 @@ extension RecoverableErrorHandler {
     }
 
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {}
+
+    public func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) throws {}
+
+    public func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext) {}
 
     public nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {}
 

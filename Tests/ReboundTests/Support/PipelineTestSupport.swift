@@ -23,7 +23,7 @@ extension FailedAttempt {
             response: response,
             context: AttemptContext(
                 id: AttemptID(call: 1, attempt: attempt), maxAttempts: 4, deadline: timeLeft,
-                endpoint: "\(request.method.rawValue) \(request.path ?? "")", time: time),
+                method: request.method, path: request.path ?? "/", time: time),
             timeLeft: timeLeft,
             delayBefore: delayBefore,
             history: history
