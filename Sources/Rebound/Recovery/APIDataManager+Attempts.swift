@@ -169,7 +169,9 @@ private struct CallShell {
     nonisolated(nonsending) mutating func run(decode: (TransportResponse) throws(JSONError) -> Void) async
         -> APIDataManager.CallEnding.Result
     {
-        var actions = loop.start(now: manager.time.now())
+        var actions: [AttemptLoop.Action] = []
+        actions.reserveCapacity(16)
+        actions += loop.start(now: manager.time.now())
         var next = 0
         while next < actions.count {
             let action = actions[next]
@@ -216,15 +218,17 @@ private struct CallShell {
         slots.append(Slot(context: context))
         if Task.isCancelled { return loop.cancelled(now: manager.time.now()) }
         if let adjusted = adjusted.take() { request = adjusted }
+        // By index: a `for … in` loop copies each participant (retains of its handler and name).
         for index in participants.indices {
-            let participant = participants[index]
+            let hooks = participants[index].hooks
             let refusal: any Error
             do {
-                if participant.hooks.contains(.prepareSynchronously) {
-                    try participant.handler.prepareSynchronously(&request, context: context)
+                if hooks.contains(.prepareSynchronously) {
+                    try participants[index].handler.prepareSynchronously(&request, context: context)
                     continue
                 }
-                guard participant.hooks.contains(.prepare) else { continue }
+                guard hooks.contains(.prepare) else { continue }
+                let participant = participants[index]
                 let handler = participant.handler
                 let before = request
                 let prepared = try await HookCall.bounded(by: context) {
@@ -243,9 +247,10 @@ private struct CallShell {
                 refusal = HookCall.handlerFailure(error)
             }
             // The refuser and those before it hear the outcome; those after it were never asked.
+            let name = participants[index].name
             slots[id.attempt - 1].reached = index + 1
-            slots[id.attempt - 1].refusal = (participant.name, refusal)
-            return loop.refused(id, handler: participant.name, error: refusal, now: manager.time.now())
+            slots[id.attempt - 1].refusal = (name, refusal)
+            return loop.refused(id, handler: name, error: refusal, now: manager.time.now())
         }
         slots[id.attempt - 1].reached = participants.count
         return loop.prepared(id, now: manager.time.now())
@@ -351,14 +356,15 @@ private struct CallShell {
         {
             span.addEvent(Self.event(record))
         }
-        let slot = slots[id.attempt - 1]
-        let context = slot.context
-        for participant in participants.prefix(slot.reached) {
-            if participant.hooks.contains(.attemptDidEndSynchronously) {
-                participant.handler.attemptDidEndSynchronously(outcome, context: context)
+        let context = slots[id.attempt - 1].context
+        for index in 0..<slots[id.attempt - 1].reached {
+            let hooks = participants[index].hooks
+            if hooks.contains(.attemptDidEndSynchronously) {
+                participants[index].handler.attemptDidEndSynchronously(outcome, context: context)
                 continue
             }
-            guard participant.hooks.contains(.attemptDidEnd) else { continue }
+            guard hooks.contains(.attemptDidEnd) else { continue }
+            let participant = participants[index]
             let handler = participant.handler
             do {
                 let observed: Void? = try await HookCall.bounded(by: context) {

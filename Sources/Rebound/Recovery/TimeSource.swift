@@ -18,11 +18,30 @@ public import Foundation
 /// let api = try APIDataManager(baseURL: url, transport: transport, time: .system)
 /// ```
 public struct TimeSource: Sendable {
-    /// The time since the source was opened, on its monotonic clock.
-    public let now: @Sendable () -> Duration
+    /// The three closures, behind one reference: a time source is copied into every attempt's
+    /// context.
+    private final class Clocks: Sendable {
+        let now: @Sendable () -> Duration
+        let date: @Sendable () -> Date
+        let sleep: @Sendable (Duration) async throws -> Void
+
+        init(
+            now: @escaping @Sendable () -> Duration,
+            date: @escaping @Sendable () -> Date,
+            sleep: @escaping @Sendable (Duration) async throws -> Void
+        ) {
+            self.now = now
+            self.date = date
+            self.sleep = sleep
+        }
+    }
+
+    private let clocks: Clocks
+
+    /// The time since a fixed origin, on the source's monotonic clock.
+    public var now: @Sendable () -> Duration { clocks.now }
     /// The current wall-clock date.
-    public let date: @Sendable () -> Date
-    private let sleeper: @Sendable (Duration) async throws -> Void
+    public var date: @Sendable () -> Date { clocks.date }
 
     /// The system's clocks: `ContinuousClock` (which keeps counting while the machine sleeps, so
     /// that a deadline means elapsed time) and the system's date.
@@ -37,7 +56,8 @@ public struct TimeSource: Sendable {
     ///   - date: The current date; keep it in step with `clock` in tests (as
     ///     `TestClock.timeSource` does).
     public init<C: Clock<Duration>>(_ clock: C, date: @escaping @Sendable () -> Date) {
-        self.date = date
+        let now: @Sendable () -> Duration
+        let sleeper: @Sendable (Duration) async throws -> Void
         // The standard clocks trap on a sleep whose end they cannot represent, which a deadline
         // of `.seconds(Int64.max)` would otherwise ask for.
         if let continuous = clock as? ContinuousClock {
@@ -55,6 +75,7 @@ public struct TimeSource: Sendable {
             now = { origin.duration(to: clock.now) }
             sleeper = { try await clock.sleep(for: $0) }
         }
+        clocks = Clocks(now: now, date: date, sleep: sleeper)
     }
 
     /// A time source from its parts, for a clock of the app's own.
@@ -69,9 +90,7 @@ public struct TimeSource: Sendable {
         sleep: @escaping @Sendable (Duration) async throws -> Void,
         date: @escaping @Sendable () -> Date
     ) {
-        self.now = now
-        self.sleeper = sleep
-        self.date = date
+        clocks = Clocks(now: now, date: date, sleep: sleep)
     }
 
     private static let continuousOrigin = ContinuousClock.now
@@ -81,7 +100,7 @@ public struct TimeSource: Sendable {
     ///
     /// - Throws: `CancellationError` when the task is cancelled.
     public func sleep(for duration: Duration) async throws {
-        try await sleeper(duration)
+        try await clocks.sleep(duration)
     }
 
     /// The longest sleep asked of a real clock: a thousand years, as good as never.
