@@ -2,19 +2,14 @@ import CCurl
 import Glibc
 import HTTPTypes
 
-/// The request's header fields as libcurl's header list, in one block of memory.
-///
-/// `curl_slist_append` allocates twice per line (the node and a copy of the text); a request
-/// builds its list once and libcurl only reads it, so every node and every line share one
-/// allocation here, freed in one go. A request without header fields of its own uses one of two
-/// lists made once for the whole program (with a body and without).
+/// The request's header fields as libcurl's header list.
 ///
 /// After the request's own fields the list offers the encodings libcurl decodes
 /// (`Accept-Encoding`), unless the request names its own. libcurl would add that line itself,
 /// since `CURLOPT_ACCEPT_ENCODING` is set (which is what turns decoding on), but 7.88 formats its
 /// own line byte by byte twice per request, once into a string and again into the request, while
-/// a line of the list is formatted once and keeps libcurl from adding its own: about 4,500
-/// instructions less per request, the list's own cost included (docs/performance.md).
+/// a line of the list is formatted once and keeps libcurl from adding its own
+/// (docs/performance.md).
 ///
 /// The request's `Content-Length` and `Transfer-Encoding` are left out: how the body is framed
 /// is the transport's to say, from the body it sends. libcurl sends a caller's framing field as
@@ -22,183 +17,48 @@ import HTTPTypes
 /// as a request of its own (whose answer then came back to the next request on the connection),
 /// or wait for a body that never came.
 struct RequestHeaderList: ~Copyable {
-    /// The first node, or `nil` for no list at all.
-    let head: UnsafeMutablePointer<curl_slist>?
-    /// The block to free, `nil` when ``head`` points at a shared list.
-    private let block: UnsafeMutableRawPointer?
+    /// The first node, or `nil` for no list at all (or when libcurl could not allocate one).
+    private(set) var head: UnsafeMutablePointer<curl_slist>?
 
     /// - Parameters:
     ///   - fields: The request's header fields.
     ///   - sendsBody: Whether the request sends a body (even an empty one): only then does libcurl
     ///     add the headers the list suppresses.
     init(_ fields: HTTPFields, sendsBody: Bool) {
-        if fields.isEmpty {
-            head = sendsBody ? Self.sharedWithBody.pointer : Self.sharedWithoutBody.pointer
-            block = nil
-            return
-        }
-        // Measured first, then written straight into the block: no string per line on the way.
-        var additions = Additions(offersEncodings: true, suppressesExpect: sendsBody, suppressesContentType: sendsBody)
-        var textSize = 0
-        var framingFields = 0
+        // libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second
+        // for a server that may never answer it; an empty Expect turns that off. And it labels
+        // every body it sends as a form (application/x-www-form-urlencoded) unless told
+        // otherwise; a body the caller did not label goes out unlabelled.
+        var offersEncodings = true
+        var suppressesExpect = sendsBody
+        var suppressesContentType = sendsBody
         for field in fields {
             switch field.name {
-            case .acceptEncoding: additions.offersEncodings = false
-            case .expect: additions.suppressesExpect = false
-            case .contentType: additions.suppressesContentType = false
-            case .contentLength, .transferEncoding:
-                framingFields += 1
-                continue
+            case .acceptEncoding: offersEncodings = false
+            case .expect: suppressesExpect = false
+            case .contentType: suppressesContentType = false
+            case .contentLength, .transferEncoding: continue
             default: break
             }
-            textSize += Self.byteCount(of: field) + 1
-        }
-        let lineCount = fields.count - framingFields + additions.lineCount
-        guard lineCount > 0 else {
-            (head, block) = (nil, nil)
-            return
-        }
-        var writer = BlockWriter(lines: lineCount, textSize: textSize + additions.textSize)
-        // Only a request with a framing field pays for comparing every name again.
-        for field in fields where framingFields == 0 || !Self.isFraming(field.name) {
-            writer.append(field.name.rawName)
             // "Name;" is libcurl's spelling of a header with an empty value; "Name:" would remove it.
-            if field.value.isEmpty {
-                writer.append(";")
-            } else {
-                writer.append(": ")
-                writer.append(field.value)
-            }
-            writer.endLine()
+            append(field.value.isEmpty ? "\(field.name.rawName);" : "\(field.name.rawName): \(field.value)")
         }
-        additions.write(to: &writer)
-        (head, block) = (writer.nodes, writer.block)
+        if offersEncodings, let line = Self.acceptEncodingLine { append(line) }
+        if suppressesExpect { append("Expect:") }
+        if suppressesContentType { append("Content-Type:") }
     }
 
     deinit {
-        block?.deallocate()
+        curl_slist_free_all(head)
     }
 
-    /// Whether a field says how the body is framed, which only the transport may say.
-    private static func isFraming(_ name: HTTPField.Name) -> Bool {
-        name == .contentLength || name == .transferEncoding
-    }
-
-    /// The length of a field's line, without its terminating NUL.
-    private static func byteCount(of field: HTTPField) -> Int {
-        field.name.rawName.utf8.count + (field.value.isEmpty ? 1 : 2 + field.value.utf8.count)
+    private mutating func append(_ line: String) {
+        // libcurl copies the line. On failure it returns nil and leaves the list as it was.
+        if let longer = curl_slist_append(head, line) { head = longer }
     }
 
     /// The `Accept-Encoding` line, `nil` when this libcurl decodes nothing.
     static let acceptEncodingLine: String? = CurlGlobal.acceptedEncodings.map { "Accept-Encoding: \($0)" }
-
-    /// The lines the list adds after the request's own fields.
-    private struct Additions {
-        /// Whether to offer the encodings libcurl decodes (when the request offers none itself).
-        var offersEncodings: Bool
-        /// libcurl sends "Expect: 100-continue" for larger bodies and then waits up to a second
-        /// for a server that may never answer it; an empty Expect turns that off.
-        var suppressesExpect: Bool
-        /// libcurl labels every body it sends as a form (application/x-www-form-urlencoded) unless
-        /// told otherwise; a body the caller did not label goes out unlabelled.
-        var suppressesContentType: Bool
-
-        private var encodingsLine: String? { offersEncodings ? RequestHeaderList.acceptEncodingLine : nil }
-
-        var lineCount: Int {
-            (encodingsLine == nil ? 0 : 1) + (suppressesExpect ? 1 : 0) + (suppressesContentType ? 1 : 0)
-        }
-
-        /// The bytes of the lines, each with its NUL.
-        var textSize: Int {
-            (encodingsLine.map { $0.utf8.count + 1 } ?? 0)
-                + (suppressesExpect ? Self.expect.utf8CodeUnitCount + 1 : 0)
-                + (suppressesContentType ? Self.contentType.utf8CodeUnitCount + 1 : 0)
-        }
-
-        func write(to writer: inout BlockWriter) {
-            if let encodingsLine {
-                writer.append(encodingsLine)
-                writer.endLine()
-            }
-            if suppressesExpect {
-                writer.append(Self.expect)
-                writer.endLine()
-            }
-            if suppressesContentType {
-                writer.append(Self.contentType)
-                writer.endLine()
-            }
-        }
-
-        private static let expect: StaticString = "Expect:"
-        private static let contentType: StaticString = "Content-Type:"
-    }
-
-    /// The lists for requests without header fields, made once and never freed.
-    private static let sharedWithBody = SharedList(
-        Additions(offersEncodings: true, suppressesExpect: true, suppressesContentType: true))
-    private static let sharedWithoutBody = SharedList(
-        Additions(offersEncodings: true, suppressesExpect: false, suppressesContentType: false))
-
-    private struct SharedList: @unchecked Sendable {
-        // Written once, then only read (by libcurl, on the loop thread).
-        let pointer: UnsafeMutablePointer<curl_slist>?
-
-        init(_ additions: Additions) {
-            guard additions.lineCount > 0 else {
-                pointer = nil
-                return
-            }
-            var writer = BlockWriter(lines: additions.lineCount, textSize: additions.textSize)
-            additions.write(to: &writer)
-            pointer = writer.nodes
-        }
-    }
-
-    /// Fills one allocation with the list: every node first, then every line with its NUL.
-    private struct BlockWriter {
-        let block: UnsafeMutableRawPointer
-        let nodes: UnsafeMutablePointer<curl_slist>
-        private let lineCount: Int
-        private var line = 0
-        private var lineStart: UnsafeMutablePointer<UInt8>
-        private var cursor: UnsafeMutablePointer<UInt8>
-
-        init(lines: Int, textSize: Int) {
-            lineCount = lines
-            let nodesSize = lines * MemoryLayout<curl_slist>.stride
-            block = .allocate(byteCount: nodesSize + textSize, alignment: MemoryLayout<curl_slist>.alignment)
-            nodes = block.bindMemory(to: curl_slist.self, capacity: lines)
-            lineStart = (block + nodesSize).bindMemory(to: UInt8.self, capacity: textSize)
-            cursor = lineStart
-        }
-
-        mutating func append(_ text: String) {
-            var text = text
-            text.withUTF8 { bytes in
-                guard let base = bytes.baseAddress else { return }
-                cursor.update(from: base, count: bytes.count)
-                cursor += bytes.count
-            }
-        }
-
-        mutating func append(_ text: StaticString) {
-            cursor.update(from: text.utf8Start, count: text.utf8CodeUnitCount)
-            cursor += text.utf8CodeUnitCount
-        }
-
-        /// Ends the line with a NUL and links its node to the next.
-        mutating func endLine() {
-            cursor.pointee = 0
-            cursor += 1
-            let next = line + 1 < lineCount ? nodes + line + 1 : nil
-            let data = UnsafeMutableRawPointer(lineStart).assumingMemoryBound(to: CChar.self)
-            (nodes + line).initialize(to: curl_slist(data: data, next: next))
-            line += 1
-            lineStart = cursor
-        }
-    }
 }
 
 /// Reading a response head: the status line and the header lines libcurl hands over one by one.
