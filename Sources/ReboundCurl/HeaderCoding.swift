@@ -1,5 +1,4 @@
 import CCurl
-import Glibc
 import HTTPTypes
 
 /// The request's header fields as libcurl's header list.
@@ -147,19 +146,9 @@ enum ResponseHeadParser {
         }
     }
 
-    /// The field name spelled by `bytes`: a prepared one for the names servers send most, spelled
-    /// exactly so, or a new one (validated and lowercased) for the rest.
+    /// The field name spelled by `bytes`, validated; `nil` for one that is not a valid name.
     static func fieldName(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPField.Name? {
-        let candidates = KnownFieldNames.byLength
-        if bytes.count < candidates.count {
-            for known in candidates[bytes.count]
-            where known.bytes.withUnsafeBufferPointer({
-                memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0
-            }) {
-                return known.name
-            }
-        }
-        return HTTPField.Name(String(decoding: bytes, as: UTF8.self))
+        HTTPField.Name(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The bytes without leading and trailing spaces, tabs and line ends.
@@ -174,30 +163,4 @@ enum ResponseHeadParser {
         while upper > lower && isWhitespace(bytes[upper - 1]) { upper -= 1 }
         return bytes[lower..<upper]
     }
-}
-
-/// Field names made once, in the spellings servers use (HTTP/1.1's and HTTP/2's lowercase), so
-/// that parsing a common header neither validates nor lowercases its name again.
-private enum KnownFieldNames {
-    struct Entry {
-        let bytes: [UInt8]
-        let name: HTTPField.Name
-    }
-
-    /// Entries by the length of their name.
-    static let byLength: [[Entry]] = {
-        let names = [
-            "Accept-Ranges", "Access-Control-Allow-Origin", "Age", "Cache-Control", "Connection",
-            "Content-Encoding", "Content-Length", "Content-Type", "Date", "ETag", "Expires", "Keep-Alive",
-            "Last-Modified", "Location", "Retry-After", "Server", "Set-Cookie", "Strict-Transport-Security",
-            "Transfer-Encoding", "Vary", "X-Request-Id",
-        ]
-        let spellings = names + names.map { $0.lowercased() }
-        var table = [[Entry]](repeating: [], count: spellings.map(\.utf8.count).max()! + 1)
-        for spelling in spellings {
-            guard let name = HTTPField.Name(spelling) else { continue }
-            table[spelling.utf8.count].append(Entry(bytes: Array(spelling.utf8), name: name))
-        }
-        return table
-    }()
 }
