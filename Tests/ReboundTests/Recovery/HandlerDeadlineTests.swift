@@ -4,22 +4,15 @@ import Rebound
 import ReboundTesting
 import Testing
 
-/// The deadline bounds the time handlers take to recover, on the real clock: a refresh that never
-/// answers or a captcha nobody solves ends the call at its deadline. (With a test clock the
-/// deadline is checked when a handler returns; APIDataManagerTests cover that.)
+/// The deadline bounds the time handlers take: a refresh that never answers or a captcha nobody
+/// solves ends the call at its deadline, and a hook that hangs is left behind.
+///
+/// The calls run on a manual `TestClock`: a hook that suspends is raced against the deadline by a
+/// timer that sleeps on that clock, and each test moves the clock past the deadline once the
+/// expected timers wait (`advance(by:whenSleepersReach:)`), so nothing sleeps in real time. One
+/// test keeps the real clock: a deadline the real clock cannot sleep until.
 @Suite(.timeLimit(.minutes(2))) struct HandlerDeadlineTests {
-    /// The deadline of the calls that meet a stuck handler: short enough to keep the tests quick,
-    /// long enough that the first attempt is back well before it even when every test of the
-    /// package starts at once (that took two seconds on this project's 2-core machine). Whatever
-    /// the load, those calls end in `RE2` over their 401; only how long they take varies.
-    static let shortDeadline = Duration.seconds(3)
-
-    /// The deadline of the calls whose hooks hang only after an earlier attempt or hook returned:
-    /// those must get that far first. Nothing before the hang suspends (a first hook that yielded
-    /// once waited 14 s for a thread when every test of the package started at once under the
-    /// thread sanitizer), so the hang comes at once: 0.3 ms into the call in such a run, measured.
-    /// The failure messages say when it came, should a call end otherwise.
-    static let hookDeadline = Duration.seconds(5)
+    static let deadline = Duration.seconds(5)
 
     /// Opens a gate after forty-five seconds, so that a pipeline that waits for a stuck handler fails
     /// these tests (the calls come back only once it has fired) instead of hanging them.
@@ -41,19 +34,19 @@ import Testing
         deinit { task.cancel() }
     }
 
-    /// A manager on the real clock. Calls expected to succeed get a deadline no busy machine
-    /// reaches.
+    /// A manager on `clock`, or on the real clock when there is none.
     static func manager(
         _ transport: ScriptedTransport,
         handlers: [any RecoverableErrorHandler],
-        deadline: Duration = shortDeadline
+        clock: TestClock? = TestClock(mode: .manual),
+        deadline: Duration = deadline
     ) throws -> APIDataManager {
         try APIDataManager(
             baseURL: "https://api.example.com/v1",
             transport: transport,
             handlers: handlers,
             limits: RequestLimits(deadline: deadline),
-            time: .system
+            time: clock?.timeSource ?? .system
         )
     }
 
@@ -62,15 +55,19 @@ import Testing
         let watchdog = Watchdog(gate)
         let stuck = StuckHandler(gate: gate)
         let transport = ScriptedTransport([.status(.unauthorized), .tasks])
-        let api = try Self.manager(transport, handlers: [stuck])
+        let clock = TestClock(mode: .manual)
+        let api = try Self.manager(transport, handlers: [stuck], clock: clock)
 
-        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        let call = Task { try await api.send(SampleEndpoints.listTasks) }
+        // The handler's recover is raced against the deadline: its timer is the one sleeper.
+        try await clock.advance(by: Self.deadline, whenSleepersReach: 1)
+        let error = await #expect(throws: APIError.self) { try await call.value }
         #expect(error?.chain.short == "AP8-RE2-HT401")
         #expect(error?.chain.full.contains("RecoveryError.deadlineExceeded") == true)
         #expect(transport.requests.count == 1)
         #expect(!watchdog.fired, "the call waited for the stuck handler")
-        // Asked (unless the attempt itself came back after the deadline), then left behind.
-        #expect(!stuck.wasAsked || stuck.wasCancelled)
+        #expect(stuck.wasAsked)
+        #expect(await eventually { stuck.wasCancelled })
         gate.open()
     }
 
@@ -80,7 +77,8 @@ import Testing
         let store = InMemoryCredentialStore(Credential(accessToken: "expired-access"))
         let auth = AuthRefreshHandler(store: store, refresher: GatedRefresher(gate: gate))
         let transport = ScriptedTransport([.status(.unauthorized), .status(.unauthorized)])
-        let api = try Self.manager(transport, handlers: [auth])
+        let clock = TestClock(mode: .manual)
+        let api = try Self.manager(transport, handlers: [auth], clock: clock)
 
         @Sendable func failure() async -> String? {
             do {
@@ -92,6 +90,8 @@ import Testing
         }
         async let first = failure()
         async let second = failure()
+        // Both wait for the one refresh, each raced against the deadline.
+        try await clock.advance(by: Self.deadline, whenSleepersReach: 2)
         #expect(await [first, second] == ["AP8-RE2-HT401", "AP8-RE2-HT401"])
         #expect(!watchdog.fired, "the callers waited for the refresh")
 
@@ -105,7 +105,7 @@ import Testing
         }
         #expect(replaced)
         let next = ScriptedTransport([.tasks])
-        _ = try await Self.manager(next, handlers: [auth], deadline: .seconds(60)).send(SampleEndpoints.listTasks)
+        _ = try await Self.manager(next, handlers: [auth]).send(SampleEndpoints.listTasks)
         #expect(next.requests.first?.request.headerFields[.authorization] == "Bearer fresh-access")
     }
 
@@ -117,18 +117,21 @@ import Testing
         let store = HangingCredentialStore(gate: gate)
         let auth = AuthRefreshHandler(store: store, refresher: GatedRefresher(gate: gate))
         let transport = ScriptedTransport([.tasks])
-        let api = try Self.manager(transport, handlers: [auth])
+        let clock = TestClock(mode: .manual)
+        let api = try Self.manager(transport, handlers: [auth], clock: clock)
 
-        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        let call = Task { try await api.send(SampleEndpoints.listTasks) }
+        try await clock.advance(by: Self.deadline, whenSleepersReach: 1)
+        let error = await #expect(throws: APIError.self) { try await call.value }
         #expect(error?.chain.short == "AP8-RE2")
         #expect(
             error?.firstError(in: RecoveryErrorCode.self)?.reason
                 == "The deadline passed while AuthRefreshHandler was preparing attempt 1.")
         #expect(transport.requests.isEmpty)
         #expect(!watchdog.fired, "the call waited for the credential store")
-        // Left behind, and told so (unless the machine was so slow that the deadline passed
-        // before the hook could be asked).
-        #expect(await eventually { !store.wasAsked || store.wasCancelled })
+        // Left behind, and told so.
+        #expect(store.wasAsked)
+        #expect(await eventually { store.wasCancelled })
         gate.open()
     }
 
@@ -137,10 +140,13 @@ import Testing
         let watchdog = Watchdog(gate)
         let hooks = HookHandler(gate: gate, hangsInPrepare: 2, yieldsInFirstPrepare: false)
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
-        let api = try Self.manager(transport, handlers: [hooks, RetryingHandler()], deadline: Self.hookDeadline)
+        let clock = TestClock(mode: .manual)
+        let api = try Self.manager(transport, handlers: [hooks, RetryingHandler()], clock: clock)
 
         let start = ContinuousClock.now
-        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        let call = Task { try await api.send(SampleEndpoints.listTasks) }
+        try await clock.advance(by: Self.deadline, whenSleepersReach: 1)
+        let error = await #expect(throws: APIError.self) { try await call.value }
         #expect(error?.chain.short == "AP8-RE2-HT503", "\(hooks.timeToHang(since: start))")
         #expect(transport.requests.count == 1)
         #expect(!watchdog.fired, "the call waited for prepare; \(hooks.timeToHang(since: start))")
@@ -152,11 +158,14 @@ import Testing
         let watchdog = Watchdog(gate)
         let hooks = HookHandler(gate: gate, hangsInAttemptDidSucceed: true, yieldsInFirstPrepare: false)
         let transport = ScriptedTransport([.tasks])
-        let api = try Self.manager(transport, handlers: [hooks], deadline: Self.hookDeadline)
+        let clock = TestClock(mode: .manual)
+        let api = try Self.manager(transport, handlers: [hooks], clock: clock)
 
         // The attempt succeeded and its response is decoded: the call returns it.
         let start = ContinuousClock.now
-        let tasks = try await api.send(SampleEndpoints.listTasks)
+        let call = Task { try await api.send(SampleEndpoints.listTasks) }
+        try await clock.advance(by: Self.deadline, whenSleepersReach: 1)
+        let tasks = try await call.value
         #expect(tasks == [TaskItem(id: 1, title: "Label the picture")])
         #expect(!watchdog.fired, "the call waited for attemptDidSucceed; \(hooks.timeToHang(since: start))")
         #expect(await eventually { hooks.wasCancelled })
@@ -166,7 +175,7 @@ import Testing
     @Test func hooksThatReturnInTimeWorkAsWithoutADeadline() async throws {
         let hooks = HookHandler(gate: Gate())
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
-        let api = try Self.manager(transport, handlers: [hooks, RetryingHandler()], deadline: .seconds(60))
+        let api = try Self.manager(transport, handlers: [hooks, RetryingHandler()])
         _ = try await api.send(SampleEndpoints.listTasks)
         // Each attempt was prepared (once suspending, once not), and the success observed.
         #expect(transport.requests.map { $0.request.headerFields[HookHandler.field] } == ["1", "2"])
@@ -175,7 +184,7 @@ import Testing
         let failing = HookHandler(gate: Gate(), failsInPrepare: true)
         let refused = ScriptedTransport([.tasks])
         let error = await #expect(throws: APIError.self) {
-            try await Self.manager(refused, handlers: [failing], deadline: .seconds(60)).send(SampleEndpoints.listTasks)
+            try await Self.manager(refused, handlers: [failing]).send(SampleEndpoints.listTasks)
         }
         #expect(error?.chain.short == "AP8-RE30-XX0")
         #expect(refused.requests.isEmpty)
@@ -187,7 +196,8 @@ import Testing
         // whose end it cannot represent, so such a deadline must behave as "never".
         let hooks = HookHandler(gate: Gate())
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
-        let api = try Self.manager(transport, handlers: [hooks, YieldingRetryHandler()], deadline: deadline)
+        let api = try Self.manager(
+            transport, handlers: [hooks, YieldingRetryHandler()], clock: nil, deadline: deadline)
         _ = try await api.send(SampleEndpoints.listTasks)
         #expect(transport.requests.count == 2)
         #expect(hooks.succeeded == ["2"])
@@ -195,7 +205,7 @@ import Testing
 
     @Test func aHandlerThatDecidesInTimeIsFollowed() async throws {
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
-        let api = try Self.manager(transport, handlers: [RetryingHandler()], deadline: .seconds(60))
+        let api = try Self.manager(transport, handlers: [RetryingHandler()])
         _ = try await api.send(SampleEndpoints.listTasks)
         #expect(transport.requests.count == 2)
     }
