@@ -134,7 +134,7 @@ def build_flags(scratch: Path) -> list[str]:
 
 
 def main_swift(page: Page, root: Path, blocks: list[Block]) -> str:
-    name = page.path.resolve().relative_to(root).as_posix()
+    name = os.path.relpath(page.path.resolve(), root)
     parts = []
     for block in blocks:
         parts.append(f'#sourceLocation(file: "{name}", line: {block.line})')
@@ -181,8 +181,11 @@ def main() -> int:
         if page.blocks:
             jobs.append((page, "page", main_swift(page, root, page.blocks), flags))
         for manifest in page.manifests:
+            # The manifest API's availability follows the tools version the manifest declares.
+            declared = re.match(r"//\s*swift-tools-version:\s*([0-9.]+)", manifest.code[0] if manifest.code else "")
+            version = ["-package-description-version", declared[1]] if declared else []
             jobs.append((page, f"manifest at line {manifest.line}", main_swift(page, root, [manifest]),
-                         ["-I", str(manifest_api)]))
+                         ["-I", str(manifest_api), *version]))
 
     started = time.monotonic()
     failures = 0
@@ -194,7 +197,7 @@ def main() -> int:
         ]
         for (page, what, _, _), future in zip(jobs, futures):
             ok, output = future.result()
-            name = page.path.resolve().relative_to(root).as_posix()
+            name = os.path.relpath(page.path.resolve(), root)
             if ok:
                 continue
             failures += 1
