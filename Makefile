@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-tsan lint docs format benchmark
+.PHONY: setup setup-tests run test test-tsan lint docs samples format benchmark
 
 setup:
 	@scripts/setup.sh
@@ -13,10 +13,12 @@ run: setup
 setup-tests:
 	@scripts/setup.sh --tests
 
-## Sets up, then checks formatting and the API documentation, runs every test, and runs the tests
-## again under the thread sanitizer.
+## Sets up, then checks formatting and the API documentation, runs every test, type-checks the
+## documentation's Swift samples against the build, and runs the tests again under the thread
+## sanitizer.
 test: setup-tests lint docs
 	SWIFT=$(SWIFT) scripts/test.sh tests
+	scripts/check-samples.py
 	$(MAKE) test-tsan
 
 test-tsan: setup-tests
@@ -34,6 +36,12 @@ docs:
 		$(SWIFT) package --disable-sandbox generate-documentation --target $$target \
 			--output-path .build/docs/$$target --warnings-as-errors || exit 1; \
 	done
+
+## Every ```swift block of README.md, docs/ and the DocC catalog, type-checked page by page
+## against the debug build (scripts/check-samples.py).
+samples: setup
+	$(SWIFT) build
+	scripts/check-samples.py
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources

@@ -4,7 +4,9 @@
 A page reads top to bottom, so each page's blocks are checked together, in order, as one
 `main.swift` (top-level code and top-level `await` work there) with one `swiftc -typecheck`, against
 the modules of the package's debug build. `#sourceLocation` lines map every diagnostic back to
-the page and line it came from (`README.md:72:5: error: ...`).
+the page and line it came from (`README.md:72:5: error: ...`). The language mode and upcoming
+features are the package's (Swift 6, ExistentialAny, MemberImportVisibility), so that a sample
+compiles in a package set up as this one is, as well as in one with the defaults.
 
 A block that starts with `import PackageDescription` is a package manifest: it is checked on its
 own against the toolchain's manifest API.
@@ -148,7 +150,9 @@ def typecheck(swiftc: str, flags: list[str], source: str, workdir: Path) -> tupl
     main = workdir / "main.swift"
     main.write_text(source, encoding="utf-8")
     result = subprocess.run(
-        [swiftc, "-typecheck", "-swift-version", "6", "-diagnostic-style", "llvm", *flags, str(main)],
+        [swiftc, "-typecheck", "-swift-version", "6", "-diagnostic-style", "llvm",
+         "-enable-upcoming-feature", "ExistentialAny", "-enable-upcoming-feature", "MemberImportVisibility",
+         *flags, str(main)],
         capture_output=True, text=True, cwd=workdir,
     )
     output = (result.stdout + result.stderr).strip()

@@ -12,6 +12,8 @@ fi
 missing=()
 dpkg -s libcurl4-openssl-dev >/dev/null 2>&1 || missing+=(libcurl4-openssl-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+# scripts/check-samples.py type-checks the documentation's Swift samples (make samples, make test).
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 if [ "${1:-}" = "--tests" ]; then
     # The TLS tests start nginx with a certificate made by openssl (HTTP/2, https redirects).
     command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
