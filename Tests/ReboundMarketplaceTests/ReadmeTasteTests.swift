@@ -138,7 +138,7 @@ private enum Taste {  // twin
             baseURL: baseURL,  // twin
             transport: transport,  // twin
             handlers: [
-                BackendTemporaryErrorHandler(),  // 429, 502-504, resets
+                BackendTemporaryErrorHandler(),  // 408, 429, 502-504, resets
                 AuthRefreshHandler(store: credentials, refresh: refreshToken),  // 401: one shared refresh
                 CaptchaRequiredHandler(solve: askThePerson, verify: verifyCaptcha),  // 403 captcha_required
             ]
