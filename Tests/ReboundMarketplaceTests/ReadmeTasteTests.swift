@@ -73,8 +73,10 @@ import Testing
         let block = try #require(Self.text(in: readmeText, from: "## A taste\n\n```swift\n", to: "```\n"))
         let twin = try #require(Self.text(in: sourceText, from: "// taste: begin\n", to: "// taste: end\n"))
         // Each run of the twin's lines not marked `twin` is in the README's taste, in the same
-        // order, whatever the line breaks and the indentation.
+        // order, whatever the line breaks and the indentation; what the README has between them
+        // is only what the twin replaces.
         var rest = Self.withoutSpaces(block)[...]
+        var readmeOnly: [Substring] = []
         var run: [Substring] = []
         let lines: [Substring] = twin.split(separator: "\n") + ["// twin"]
         for line in lines {
@@ -89,9 +91,21 @@ import Testing
                 Issue.record("The README's taste lacks \(code), or has it before the code before it")
                 return
             }
+            if found.lowerBound > rest.startIndex { readmeOnly.append(rest[..<found.lowerBound]) }
             rest = rest[found.upperBound...]
         }
+        if !rest.isEmpty { readmeOnly.append(rest) }
+        #expect(readmeOnly == Self.replacedByTheTwin)
     }
+
+    /// The README's code that the twin replaces, without spaces: its imports, the base URL and
+    /// transport, and the person at the terminal.
+    private static let replacedByTheTwin: [Substring] = [
+        "importReboundimportReboundCurl",
+        #"baseURL:"https://api.example.com",transport:CurlTransport(),"#,
+        #"print(challenge.question??"Solvethecaptcha\(challenge.id):")"#
+            + #"guardletanswer=readLine(),!answer.isEmptyelse{throwCaptchaDismissed()}returnanswer"#,
+    ]
 
     private static func text(in text: String, from start: String, to end: String) -> String? {
         guard let open = text.range(of: start), let close = text.range(of: end, range: open.upperBound..<text.endIndex)
