@@ -193,10 +193,13 @@ struct AttemptLoop {
         let recordIndex = record(attempts[index], status: status, chain: ErrorChain(error), now: now)
         if cancelled {
             attempts[index].phase = .ended
-            let cause: any Error =
-                error.firstError(in: NetworkErrorCode.self)?.code == .cancelled
-                ? error : RecoveryError(.cancelled, cause: error, reason: "Cancelled before retrying.")
-            return [.report(id, .failed(record: recordIndex))] + cancelAll(cause: cause)
+            // A transfer cut short by the cancellation never answered: its outcome is the
+            // cancellation. One that answered (a 503) before the task was cancelled failed.
+            if error.firstError(in: NetworkErrorCode.self)?.code == .cancelled {
+                return [.report(id, .cancelled)] + cancelAll(cause: error)
+            }
+            return [.report(id, .failed(record: recordIndex))]
+                + cancelAll(cause: RecoveryError(.cancelled, cause: error, reason: "Cancelled before retrying."))
         }
         let started = attempts.count
         guard started < maxAttempts else {

@@ -46,7 +46,7 @@ public struct AttemptHistory: ErrorAttachment, Hashable, Codable {
         self.attempts = attempts
     }
 
-    /// One line per attempt: `#1 HT503 → BackendTemporaryErrorHandler, #2 (after 0.4 s) 200`.
+    /// One line per attempt: `#1 HT503 → BackendTemporaryErrorHandler, #2 (after 0.4 seconds) 200`.
     public var summary: String {
         attempts.map { record in
             var text = "#\(record.number)"

@@ -172,6 +172,15 @@ import Testing
         #expect(loop.cancelled(now: .zero).map(Step.init) == [.failure("RE40-HT503")])
     }
 
+    @Test func anAnswerThatCameBeforeTheCancellationIsAFailedAttempt() {
+        var loop = Self.loop()
+        _ = loop.start(now: .zero)
+        _ = loop.prepared(Self.id(1), now: .zero)
+        #expect(
+            loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: true, now: .zero)
+                .map(Step.init) == [.report(1, .failed(record: 0)), .failure("RE40-HT503")])
+    }
+
     @Test func aCancelledTransferEndsTheCallAndIsReportedOnce() {
         var loop = Self.loop()
         _ = loop.start(now: .zero)
@@ -179,7 +188,7 @@ import Testing
         #expect(
             loop.failed(Self.id(1), error: NetworkError(.cancelled), status: nil, cancelled: true, now: .zero)
                 .map(Step.init) == [
-                    .report(1, .failed(record: 0)), .failure("NE\(NetworkErrorCode.cancelled.rawValue)"),
+                    .report(1, .cancelled), .failure("NE\(NetworkErrorCode.cancelled.rawValue)"),
                 ])
         // Events after the end change nothing.
         #expect(loop.cancelled(now: .zero).isEmpty)

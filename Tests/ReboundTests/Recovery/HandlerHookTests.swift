@@ -92,6 +92,15 @@ import Testing
         #expect(after.log.isEmpty)
     }
 
+    @Test func aTransferCutShortByCancellationEndsAsCancelled() async throws {
+        let recorder = Recorder()
+        let transport = ScriptedTransport([.fail(NetworkError(.cancelled))])
+        let api = try makeManager(transport, handlers: [recorder, temporaryHandler()])
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-NE\(NetworkErrorCode.cancelled.rawValue)")
+        #expect(recorder.log == ["prepare #1", "#1 cancelled"])
+    }
+
     @Test func theRetryBudgetHearsTheRetryableFailureOfTheLastAttempt() async throws {
         let budget = RetryBudget(maxTokens: 10)
         let transport = ScriptedTransport([.status(.serviceUnavailable), .status(.serviceUnavailable)])
