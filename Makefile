@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-tsan lint docs samples format benchmark
+.PHONY: setup setup-tests run test test-tsan lint docs samples api format benchmark
 
 setup:
 	@scripts/setup.sh
@@ -19,6 +19,7 @@ setup-tests:
 test: setup-tests lint docs
 	SWIFT=$(SWIFT) scripts/test.sh tests
 	scripts/check-samples.py
+	scripts/api-summary.py --check
 	$(MAKE) test-tsan
 
 test-tsan: setup-tests
@@ -42,6 +43,12 @@ docs:
 samples: setup
 	$(SWIFT) build
 	scripts/check-samples.py
+
+## The public API of each library product as sorted text in api/ (scripts/api-summary.py);
+## `make test` fails when the built API differs from it, so a public change is always deliberate.
+api: setup
+	$(SWIFT) build
+	scripts/api-summary.py
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The public API of each library product, as sorted text: one line per public declaration.
+
+    scripts/api-summary.py            writes api/<Module>.txt from the debug build (`make api`)
+    scripts/api-summary.py --check    compares them with the committed ones (`make test`)
+
+The summary comes from the built modules through swift-symbolgraph-extract (in the toolchain),
+with the search paths of the package's C modules taken as the sample checker takes them. Each
+line is the declaration's path and its declaration, without documentation, so a public change
+shows as a line added, removed or changed in review.
+"""
+from __future__ import annotations
+
+import difflib
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ["Rebound", "ReboundCurl", "ReboundTesting", "ReboundMockBackend", "ReboundReportAnalysis"]
+
+
+def build_flags() -> list[str]:
+    spec = importlib.util.spec_from_file_location("check_samples", ROOT / "scripts" / "check-samples.py")
+    samples = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(samples)
+    flags = samples.build_flags(ROOT / ".build")
+    # symbolgraph-extract has no module cache option of swiftc's spelling.
+    if "-module-cache-path" in flags:
+        index = flags.index("-module-cache-path")
+        del flags[index:index + 2]
+    return flags
+
+
+def summary(module: str, flags: list[str], workdir: Path) -> str:
+    output = workdir / module
+    output.mkdir()
+    tool = shutil.which("swift-symbolgraph-extract") or "swift-symbolgraph-extract"
+    target = subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True)
+    triple = json.loads(target.stdout)["target"]["triple"]
+    subprocess.run(
+        [tool, "-module-name", module, "-target", triple, "-output-dir", str(output),
+         "-minimum-access-level", "public", "-skip-synthesized-members", *flags],
+        check=True)
+    lines: set[str] = set()
+    for graph in sorted(output.glob("*.symbols.json")):
+        # Rebound@Swift.symbols.json: extensions of another module's types.
+        extended = graph.name.split("@")[1].split(".")[0] if "@" in graph.name else None
+        content = json.loads(graph.read_text(encoding="utf-8"))
+        paths: dict[str, str] = {}
+        for symbol in content["symbols"]:
+            if symbol.get("accessLevel") not in ("public", "open"):
+                continue
+            path = ".".join(symbol["pathComponents"])
+            if extended:
+                path = f"{extended}.{path}"
+            paths[symbol["identifier"]["precise"]] = path
+            declaration = "".join(fragment["spelling"] for fragment in symbol["declarationFragments"])
+            lines.add(f"{path}: {' '.join(declaration.split())}")
+        # Conformances are API too: a type that stops being Sendable breaks its users.
+        for relation in content.get("relationships", []):
+            if relation["kind"] == "conformsTo" and relation["source"] in paths:
+                target = relation.get("targetFallback") or relation["target"]
+                lines.add(f"{paths[relation['source']]}: conforms to {target}")
+    return "\n".join(sorted(lines)) + "\n"
+
+
+def main() -> int:
+    check = "--check" in sys.argv[1:]
+    api = ROOT / "api"
+    flags = build_flags()
+    changed: list[str] = []
+    with tempfile.TemporaryDirectory() as temporary:
+        for module in MODULES:
+            text = summary(module, flags, Path(temporary))
+            committed = api / f"{module}.txt"
+            if not check:
+                api.mkdir(exist_ok=True)
+                committed.write_text(text, encoding="utf-8")
+                continue
+            old = committed.read_text(encoding="utf-8") if committed.is_file() else ""
+            if old != text:
+                changed.append(module)
+                sys.stdout.writelines(difflib.unified_diff(
+                    old.splitlines(keepends=True), text.splitlines(keepends=True),
+                    f"api/{module}.txt (committed)", f"api/{module}.txt (built)", n=0))
+    if changed:
+        print(f"\napi-summary: the public API of {', '.join(changed)} changed. If that is meant, "
+              "run `make api` and commit api/; else make the declarations internal or package.")
+        return 1
+    print(f"api-summary: {len(MODULES)} modules {'match api/' if check else 'written to api/'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
