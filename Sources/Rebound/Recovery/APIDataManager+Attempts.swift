@@ -60,13 +60,8 @@ extension APIDataManager {
 
         /// The first byte of `path` (a path and an optional query) that a URL may not hold as it is.
         private static func firstIllegalByte(in path: String) -> UInt8? {
-            guard let query = path.utf8.firstIndex(of: UInt8(ascii: "?")) else {
-                return EndpointPath(encoded: path).firstIllegalByte
-            }
-            if let byte = EndpointPath(encoded: String(path[..<query])).firstIllegalByte { return byte }
             // A query holds what a path does, and `?`; `&` and `=` are among the sub-delimiters.
-            let rest = String(path[path.utf8.index(after: query)...]).replacingOccurrences(of: "?", with: "/")
-            return EndpointPath(encoded: rest).firstIllegalByte
+            PercentEncoding.firstIllegalByte(in: path.utf8, alsoAllowing: UInt8(ascii: "?"), after: UInt8(ascii: "?"))
         }
     }
 
@@ -96,8 +91,8 @@ extension APIDataManager {
         _ call: CallRequest,
         decode: (TransportResponse) throws(JSONError) -> Void
     ) async -> CallEnding {
+        // Ended by the caller, once the final error is recorded on it.
         let span = tracer.map { Self.startSpan(by: $0, call.label) }
-        defer { span?.end() }
         var shell = CallShell(
             manager: self,
             call: call,
@@ -169,26 +164,21 @@ private struct CallShell {
     nonisolated(nonsending) mutating func run(decode: (TransportResponse) throws(JSONError) -> Void) async
         -> APIDataManager.CallEnding.Result
     {
-        var actions: [AttemptLoop.Action] = []
-        actions.reserveCapacity(16)
-        actions += loop.start(now: manager.time.now())
-        var next = 0
-        while next < actions.count {
-            let action = actions[next]
-            next += 1
+        loop.start(now: loop.startedAt)
+        while let action = loop.nextAction() {
             switch action {
             case .prepare(let id):
-                actions += await prepare(id)
+                await prepare(id)
             case .send(let id, let timeout):
-                actions += await send(id, timeout: timeout, decode: decode)
+                await send(id, timeout: timeout, decode: decode)
             case .recover(let id):
-                actions += await recover(id)
+                await recover(id)
             case .wait(let delay):
                 do {
                     try await manager.time.sleep(for: delay)
-                    actions += loop.waited(now: manager.time.now())
+                    loop.waited(now: manager.time.now())
                 } catch {
-                    actions += loop.cancelled(now: manager.time.now())
+                    loop.cancelled(now: manager.time.now())
                 }
             case .scheduleHedge, .cancel:
                 // This shell sends one attempt at a time: it never asks for hedges, and an
@@ -211,13 +201,16 @@ private struct CallShell {
 
     /// Asks each participant's `prepare`, in order; the first that throws (or is still at it
     /// when the deadline passes) refuses the attempt.
-    private nonisolated(nonsending) mutating func prepare(_ id: AttemptID) async -> [AttemptLoop.Action] {
+    private nonisolated(nonsending) mutating func prepare(_ id: AttemptID) async {
         let context = AttemptContext(
             id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
             method: call.method, path: call.path, time: manager.time)
         slots.append(Slot(context: context))
         if Task.isCancelled { return loop.cancelled(now: manager.time.now()) }
         if let adjusted = adjusted.take() { request = adjusted }
+        // Whether a hook ran that may have suspended: otherwise no time passed worth a reading of
+        // the clock, and a first attempt starts when its call did.
+        var mayHaveSuspended = false
         // By index: a `for … in` loop copies each participant (retains of its handler and name).
         for index in participants.indices {
             let hooks = participants[index].hooks
@@ -228,6 +221,7 @@ private struct CallShell {
                     continue
                 }
                 guard hooks.contains(.prepare) else { continue }
+                mayHaveSuspended = true
                 let participant = participants[index]
                 let handler = participant.handler
                 let before = request
@@ -253,13 +247,14 @@ private struct CallShell {
             return loop.refused(id, handler: name, error: refusal, now: manager.time.now())
         }
         slots[id.attempt - 1].reached = participants.count
-        return loop.prepared(id, now: manager.time.now())
+        let now = id.attempt == 1 && !mayHaveSuspended ? loop.startedAt : manager.time.now()
+        loop.prepared(id, now: now)
     }
 
     /// Sends the attempt, then judges the answer: a success only once `decode` took it.
     private nonisolated(nonsending) mutating func send(
         _ id: AttemptID, timeout: Duration, decode: (TransportResponse) throws(JSONError) -> Void
-    ) async -> [AttemptLoop.Action] {
+    ) async {
         var options = manager.transportOptions
         options.timeout = timeout
         let request = self.request
@@ -289,8 +284,8 @@ private struct CallShell {
 
     /// Asks the participants in order until one recovers; a handler's own failure, or the
     /// deadline passing while it decides, ends the call.
-    private nonisolated(nonsending) mutating func recover(_ id: AttemptID) async -> [AttemptLoop.Action] {
-        guard let failure = slots[id.attempt - 1].failure else { return [] }
+    private nonisolated(nonsending) mutating func recover(_ id: AttemptID) async {
+        guard let failure = slots[id.attempt - 1].failure else { return }
         var decision = AttemptLoop.Decision.none
         asking: for participant in participants {
             do {

@@ -222,6 +222,7 @@ public final class APIDataManager: Sendable {
         let ending = await run(request) { response throws(JSONError) in
             value = try self.decode(response, with: endpoint, decoder: decoder)
         }
+        defer { ending.span?.end() }
         switch ending.result {
         case .success(let response):
             // Taken, not copied: a copy of the value would be made and the original destroyed.

@@ -1,6 +1,7 @@
-/// The attempts of one call, as a state machine: each transition takes an event and returns the
-/// actions to perform. No I/O happens here; ``APIDataManager`` performs the actions (preparing,
-/// sending, asking the handlers, waiting) and reports what happened as the next event.
+/// The attempts of one call, as a state machine: each transition takes an event and queues the
+/// actions to perform, which ``nextAction()`` hands out in order. No I/O happens here;
+/// ``APIDataManager`` performs the actions (preparing, sending, asking the handlers, waiting) and
+/// reports what happened as the next event.
 ///
 /// ```
 ///            start ──► preparing ──prepared──► sending ──succeeded──────────────────► finished (value)
@@ -89,6 +90,8 @@ struct AttemptLoop {
     }
 
     let maxAttempts: Int
+    /// When the call started, on the pipeline's monotonic clock.
+    let startedAt: Duration
     /// When the call must end, on the pipeline's monotonic clock.
     let deadline: Duration
     /// The time each attempt may take at most, before the deadline shortens it.
@@ -106,11 +109,15 @@ struct AttemptLoop {
     private(set) var lastFailure: (any Error)?
     /// The delay the deciding handler asked for, recorded on the attempt after it.
     private var pendingDelay: Duration = .zero
+    /// The actions the events asked for, performed in order (``nextAction()``).
+    private var outbox: [Action] = []
+    private var nextToPerform = 0
     private let call: UInt64
 
     init(call: UInt64, limits: RequestLimits, startedAt now: Duration, hedgeDelay: Duration? = nil) {
         self.call = call
         maxAttempts = max(1, limits.maxAttempts)
+        startedAt = now
         deadline = now + limits.deadline
         attemptTimeout = limits.attemptTimeout
         self.hedgeDelay = hedgeDelay
@@ -128,66 +135,63 @@ struct AttemptLoop {
     // MARK: - Events
 
     /// The call starts.
-    mutating func start(now: Duration) -> [Action] {
-        [.prepare(begin(now: now, after: .zero))]
+    mutating func start(now: Duration) {
+        emit(.prepare(begin(now: now, after: .zero)))
     }
 
     /// Every handler prepared the attempt.
-    mutating func prepared(_ id: AttemptID, now: Duration) -> [Action] {
-        guard let index = index(of: id, in: .preparing) else { return [] }
+    mutating func prepared(_ id: AttemptID, now: Duration) {
+        guard let index = index(of: id, in: .preparing) else { return }
         let left = deadline - now
         guard left > .zero else {
             attempts[index].phase = .ended
-            var actions: [Action] = [.report(id, .refused(handler: nil))]
+            emit(.report(id, .refused(handler: nil)))
             if inFlight == 0 {
                 let number = id.attempt
-                actions += finish(
+                finish(
                     .failure(
                         cause: RecoveryError(
                             .deadlineExceeded, cause: lastFailure,
                             reason: "The deadline passed before attempt \(number).")))
             }
-            return actions
+            return
         }
         attempts[index].phase = .sending
         attempts[index].started = now
-        var actions: [Action] = [.send(id, timeout: min(attemptTimeout, left))]
+        emit(.send(id, timeout: min(attemptTimeout, left)))
         if let hedgeDelay, id.attempt < maxAttempts, inFlight == 1 {
-            actions.append(.scheduleHedge(after: hedgeDelay))
+            emit(.scheduleHedge(after: hedgeDelay))
         }
-        return actions
     }
 
     /// A handler's `prepare` refused the attempt (it threw, or the deadline passed while it
     /// prepared): `error` ends the call, unless another attempt is still in flight.
-    mutating func refused(_ id: AttemptID, handler: String?, error: any Error, now: Duration) -> [Action] {
-        guard let index = index(of: id, in: .preparing) else { return [] }
+    mutating func refused(_ id: AttemptID, handler: String?, error: any Error, now: Duration) {
+        guard let index = index(of: id, in: .preparing) else { return }
         attempts[index].phase = .ended
-        var actions: [Action] = [.report(id, .refused(handler: handler))]
-        if inFlight == 0 { actions += finish(.failure(cause: error)) }
-        return actions
+        emit(.report(id, .refused(handler: handler)))
+        endUnlessInFlight(cause: error)
     }
 
     /// The attempt's answer was a success, and decoded.
-    mutating func succeeded(_ id: AttemptID, status: Int, now: Duration) -> [Action] {
-        guard let index = index(of: id, in: .sending) else { return [] }
+    mutating func succeeded(_ id: AttemptID, status: Int, now: Duration) {
+        guard let index = index(of: id, in: .sending) else { return }
         attempts[index].phase = .ended
         record(attempts[index], status: status, chain: nil, now: now)
-        var actions: [Action] = [.report(id, .succeeded)]
+        emit(.report(id, .succeeded))
         for other in attempts.indices where attempts[other].phase == .preparing || attempts[other].phase == .sending {
             let loser = attempts[other].id
             attempts[other].phase = .ended
-            actions += [.cancel(loser), .report(loser, .abandoned)]
+            emit(.cancel(loser))
+            emit(.report(loser, .abandoned))
         }
-        return actions + finish(.success(id))
+        finish(.success(id))
     }
 
     /// The attempt failed: its transfer, its status or its decoding. `cancelled` says whether
     /// the calling task was cancelled (or the transfer was, with it).
-    mutating func failed(
-        _ id: AttemptID, error: any Error, status: Int?, cancelled: Bool, now: Duration
-    ) -> [Action] {
-        guard let index = index(of: id, in: .sending) else { return [] }
+    mutating func failed(_ id: AttemptID, error: any Error, status: Int?, cancelled: Bool, now: Duration) {
+        guard let index = index(of: id, in: .sending) else { return }
         failures[id] = error
         lastFailure = error
         let recordIndex = record(attempts[index], status: status, chain: ErrorChain(error), now: now)
@@ -196,75 +200,96 @@ struct AttemptLoop {
             // A transfer cut short by the cancellation never answered: its outcome is the
             // cancellation. One that answered (a 503) before the task was cancelled failed.
             if error.firstError(in: NetworkErrorCode.self)?.code == .cancelled {
-                return [.report(id, .cancelled)] + cancelAll(cause: error)
+                emit(.report(id, .cancelled))
+                cancelAll(cause: error)
+            } else {
+                emit(.report(id, .failed(record: recordIndex)))
+                cancelAll(cause: RecoveryError(.cancelled, cause: error, reason: "Cancelled before retrying."))
             }
-            return [.report(id, .failed(record: recordIndex))]
-                + cancelAll(cause: RecoveryError(.cancelled, cause: error, reason: "Cancelled before retrying."))
+            return
         }
-        let started = attempts.count
-        guard started < maxAttempts else {
+        guard attempts.count < maxAttempts else {
             attempts[index].phase = .ended
-            var actions: [Action] = [.report(id, .failed(record: recordIndex))]
-            if inFlight == 0 { actions += finish(.failure(cause: exhausted(error, recordIndex: recordIndex))) }
-            return actions
+            emit(.report(id, .failed(record: recordIndex)))
+            endUnlessInFlight(cause: exhausted(error, recordIndex: recordIndex))
+            return
         }
         attempts[index].phase = .recovering
-        return [.recover(id)]
+        emit(.recover(id))
     }
 
     /// The handlers decided about a failed attempt.
-    mutating func decided(_ id: AttemptID, _ decision: Decision, now: Duration) -> [Action] {
+    mutating func decided(_ id: AttemptID, _ decision: Decision, now: Duration) {
         guard let index = index(of: id, in: .recovering), let error = failures[id],
             let recordIndex = history.lastIndex(where: { $0.number == id.attempt })
-        else { return [] }
+        else { return }
         attempts[index].phase = .ended
         switch decision {
         case .none:
-            return [.report(id, .failed(record: recordIndex))] + endUnlessInFlight(cause: error)
+            emit(.report(id, .failed(record: recordIndex)))
+            endUnlessInFlight(cause: error)
         case .handlerFailed(let failure):
-            return [.report(id, .failed(record: recordIndex))] + endUnlessInFlight(cause: failure)
+            emit(.report(id, .failed(record: recordIndex)))
+            endUnlessInFlight(cause: failure)
         case .retry(let handler, let delay):
             let left = deadline - now
             // Waiting up to the deadline itself would leave no time to send again.
             guard delay < left else {
-                return [.report(id, .failed(record: recordIndex))]
-                    + endUnlessInFlight(
-                        cause: RecoveryError(
-                            .deadlineExceeded, cause: error,
-                            reason: "Waiting \(delay) to retry would pass the deadline (\(left) left)."))
+                emit(.report(id, .failed(record: recordIndex)))
+                endUnlessInFlight(
+                    cause: RecoveryError(
+                        .deadlineExceeded, cause: error,
+                        reason: "Waiting \(delay) to retry would pass the deadline (\(left) left)."))
+                return
             }
             history[recordIndex].handler = handler
             pendingDelay = delay
-            var actions: [Action] = [.report(id, .failed(record: recordIndex))]
+            emit(.report(id, .failed(record: recordIndex)))
             if inFlight > 0 {
                 // A hedge is still out: a retryable failure sends the next one at once.
-                actions.append(.prepare(begin(now: now, after: .zero)))
+                emit(.prepare(begin(now: now, after: .zero)))
             } else {
-                actions.append(delay > .zero ? .wait(delay) : .prepare(begin(now: now, after: delay)))
+                emit(delay > .zero ? .wait(delay) : .prepare(begin(now: now, after: delay)))
             }
-            return actions
         }
     }
 
     /// The wait before the next attempt is over.
-    mutating func waited(now: Duration) -> [Action] {
-        guard !isFinished, inFlight == 0 else { return [] }
-        return [.prepare(begin(now: now, after: pendingDelay))]
+    mutating func waited(now: Duration) {
+        guard !isFinished, inFlight == 0 else { return }
+        emit(.prepare(begin(now: now, after: pendingDelay)))
     }
 
     /// The hedging delay passed; another attempt goes out if the first is still unanswered.
-    mutating func hedgeDue(now: Duration) -> [Action] {
-        guard !isFinished, attempts.count < maxAttempts, inFlight > 0, deadline - now > .zero else { return [] }
-        return [.prepare(begin(now: now, after: .zero))]
+    mutating func hedgeDue(now: Duration) {
+        guard !isFinished, attempts.count < maxAttempts, inFlight > 0, deadline - now > .zero else { return }
+        emit(.prepare(begin(now: now, after: .zero)))
     }
 
     /// The calling task was cancelled, while waiting or with attempts in flight.
-    mutating func cancelled(now: Duration) -> [Action] {
-        guard !isFinished else { return [] }
-        return cancelAll(
+    mutating func cancelled(now: Duration) {
+        guard !isFinished else { return }
+        cancelAll(
             cause: RecoveryError(
                 .cancelled, cause: lastFailure ?? CancellationError(),
                 reason: history.isEmpty ? nil : "Cancelled while waiting to retry."))
+    }
+
+    // MARK: - Actions
+
+    /// The next action to perform, oldest first, or `nil` when the loop waits for an event.
+    mutating func nextAction() -> Action? {
+        guard nextToPerform < outbox.count else {
+            outbox.removeAll(keepingCapacity: true)
+            nextToPerform = 0
+            return nil
+        }
+        defer { nextToPerform += 1 }
+        return outbox[nextToPerform]
+    }
+
+    private mutating func emit(_ action: Action) {
+        outbox.append(action)
     }
 
     // MARK: - Helpers
@@ -304,31 +329,31 @@ struct AttemptLoop {
         return wasRecovering ? RecoveryError(.retriesExhausted, cause: error) : error
     }
 
-    private mutating func endUnlessInFlight(cause: any Error) -> [Action] {
-        inFlight == 0 ? finish(.failure(cause: cause)) : []
+    private mutating func endUnlessInFlight(cause: any Error) {
+        if inFlight == 0 { finish(.failure(cause: cause)) }
     }
 
-    private mutating func cancelAll(cause: any Error) -> [Action] {
-        var actions: [Action] = []
+    private mutating func cancelAll(cause: any Error) {
         for index in attempts.indices where attempts[index].phase != .ended {
             let id = attempts[index].id
             switch attempts[index].phase {
             case .recovering:
                 // It failed; only the handlers' decision was cut short.
                 let recordIndex = history.lastIndex { $0.number == id.attempt } ?? history.count - 1
-                actions.append(.report(id, .failed(record: recordIndex)))
+                emit(.report(id, .failed(record: recordIndex)))
             case .sending:
-                actions += [.cancel(id), .report(id, .cancelled)]
+                emit(.cancel(id))
+                emit(.report(id, .cancelled))
             case .preparing, .ended:
-                actions.append(.report(id, .cancelled))
+                emit(.report(id, .cancelled))
             }
             attempts[index].phase = .ended
         }
-        return actions + finish(.failure(cause: cause))
+        finish(.failure(cause: cause))
     }
 
-    private mutating func finish(_ result: Result) -> [Action] {
+    private mutating func finish(_ result: Result) {
         isFinished = true
-        return [.finish(result)]
+        emit(.finish(result))
     }
 }

@@ -60,18 +60,7 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
 
     /// The first byte of the path that may not appear in a path unencoded, if there is one.
     var firstIllegalByte: UInt8? {
-        var bytes = encoded.utf8.makeIterator()
-        while let byte = bytes.next() {
-            if byte == UInt8(ascii: "%") {
-                // An escape is two hexadecimal digits.
-                guard let high = bytes.next(), let low = bytes.next(), high.isHexDigit, low.isHexDigit
-                else { return byte }
-                continue
-            }
-            if byte == UInt8(ascii: "/") || PercentEncoding.segmentBytes.contains(byte) { continue }
-            return byte
-        }
-        return nil
+        PercentEncoding.firstIllegalByte(in: encoded.utf8)
     }
 }
 
@@ -85,6 +74,31 @@ enum PercentEncoding {
     /// sub-delimiters that do not separate query items, and `:`, `@`, `/`, `?`. `&`, `=`, `+`
     /// and `;` are encoded, as servers read them as separators or spaces.
     static let queryBytes = ByteSet(unreservedAnd: "!$'()*,:@/?")
+
+    /// The first byte of `text` that a path may not hold unencoded: not a `/`, a segment's byte or
+    /// a well-formed `%XX` escape. Once `marker` has been seen (a query's `?`), `extra` is allowed too.
+    static func firstIllegalByte(
+        in text: String.UTF8View, alsoAllowing extra: UInt8? = nil, after marker: UInt8? = nil
+    ) -> UInt8? {
+        var bytes = text.makeIterator()
+        var markerSeen = false
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "%") {
+                // An escape is two hexadecimal digits.
+                guard let high = bytes.next(), let low = bytes.next(), high.isHexDigit, low.isHexDigit
+                else { return byte }
+                continue
+            }
+            if byte == UInt8(ascii: "/") || segmentBytes.contains(byte) { continue }
+            if !markerSeen, byte == marker {
+                markerSeen = true
+                continue
+            }
+            if markerSeen, byte == extra { continue }
+            return byte
+        }
+        return nil
+    }
 
     static func encode(_ text: String, allowing allowed: ByteSet) -> String {
         let utf8 = text.utf8

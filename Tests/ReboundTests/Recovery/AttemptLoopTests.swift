@@ -61,10 +61,10 @@ import Testing
 
     @Test func aFirstSuccessPreparesSendsReportsAndFinishes() {
         var loop = Self.loop()
-        #expect(loop.start(now: .zero).map(Step.init) == [.prepare(1)])
-        #expect(loop.prepared(Self.id(1), now: .zero).map(Step.init) == [.send(1)])
+        #expect(loop.after { $0.start(now: .zero) } == [.prepare(1)])
+        #expect(loop.after { $0.prepared(Self.id(1), now: .zero) } == [.send(1)])
         #expect(
-            loop.succeeded(Self.id(1), status: 200, now: .milliseconds(5)).map(Step.init) == [
+            loop.after { $0.succeeded(Self.id(1), status: 200, now: .milliseconds(5)) } == [
                 .report(1, .succeeded), .success(1),
             ])
         #expect(loop.history.map(\.number) == [1])
@@ -74,19 +74,20 @@ import Testing
 
     @Test func aRecoveredFailureWaitsAndSendsAgain() {
         var loop = Self.loop()
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
         #expect(
-            loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .seconds(1))
-                .map(Step.init) == [.recover(1)])
+            loop.after {
+                $0.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .seconds(1))
+            } == [.recover(1)])
         #expect(
-            loop.decided(Self.id(1), .retry(handler: "H", delay: .seconds(2)), now: .seconds(1)).map(Step.init) == [
+            loop.after { $0.decided(Self.id(1), .retry(handler: "H", delay: .seconds(2)), now: .seconds(1)) } == [
                 .report(1, .failed(record: 0)), .wait(.seconds(2)),
             ])
-        #expect(loop.waited(now: .seconds(3)).map(Step.init) == [.prepare(2)])
-        #expect(loop.prepared(Self.id(2), now: .seconds(3)).map(Step.init) == [.send(2)])
+        #expect(loop.after { $0.waited(now: .seconds(3)) } == [.prepare(2)])
+        #expect(loop.after { $0.prepared(Self.id(2), now: .seconds(3)) } == [.send(2)])
         #expect(
-            loop.succeeded(Self.id(2), status: 200, now: .seconds(4)).map(Step.init) == [
+            loop.after { $0.succeeded(Self.id(2), status: 200, now: .seconds(4)) } == [
                 .report(2, .succeeded), .success(2),
             ])
         #expect(loop.history.map(\.handler) == ["H", nil])
@@ -96,26 +97,27 @@ import Testing
 
     @Test func theLastAttemptIsNotOfferedToTheHandlersAndEndsAsRetriesExhausted() {
         var loop = Self.loop(maxAttempts: 2)
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
-        _ = loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
-        _ = loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .zero)
-        _ = loop.prepared(Self.id(2), now: .zero)
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
+        loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .zero)
+        loop.prepared(Self.id(2), now: .zero)
         #expect(
-            loop.failed(Self.id(2), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
-                .map(Step.init) == [.report(2, .failed(record: 1)), .failure("RE1-HT503")])
+            loop.after { $0.failed(Self.id(2), error: Self.unavailable, status: 503, cancelled: false, now: .zero) }
+                == [.report(2, .failed(record: 1)), .failure("RE1-HT503")])
     }
 
     @Test func aDifferentLastFailureIsItselfNotRetriesExhausted() {
         var loop = Self.loop(maxAttempts: 2)
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
-        _ = loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
-        _ = loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .zero)
-        _ = loop.prepared(Self.id(2), now: .zero)
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
+        loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .zero)
+        loop.prepared(Self.id(2), now: .zero)
         #expect(
-            loop.failed(Self.id(2), error: Self.notFound, status: 404, cancelled: false, now: .zero)
-                .map(Step.init) == [.report(2, .failed(record: 1)), .failure("HT404")])
+            loop.after { $0.failed(Self.id(2), error: Self.notFound, status: 404, cancelled: false, now: .zero) } == [
+                .report(2, .failed(record: 1)), .failure("HT404"),
+            ])
     }
 
     @Test(arguments: [
@@ -125,29 +127,29 @@ import Testing
     ])
     func aFailureNobodyRecoversFromEndsTheCall(decision: AttemptLoop.Decision, chain: String) {
         var loop = Self.loop()
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
-        _ = loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .seconds(1))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .seconds(1))
         #expect(
-            loop.decided(Self.id(1), decision, now: .seconds(1)).map(Step.init) == [
+            loop.after { $0.decided(Self.id(1), decision, now: .seconds(1)) } == [
                 .report(1, .failed(record: 0)), .failure(chain),
             ])
     }
 
     @Test func aRefusalInPrepareEndsTheCallWithoutSending() {
         var loop = Self.loop()
-        _ = loop.start(now: .zero)
+        loop.start(now: .zero)
         #expect(
-            loop.refused(Self.id(1), handler: "Breaker", error: RecoveryError(.handlerFailed), now: .zero)
-                .map(Step.init) == [.report(1, .refused(handler: "Breaker")), .failure("RE30")])
+            loop.after { $0.refused(Self.id(1), handler: "Breaker", error: RecoveryError(.handlerFailed), now: .zero) }
+                == [.report(1, .refused(handler: "Breaker")), .failure("RE30")])
         #expect(loop.history.isEmpty)
     }
 
     @Test func theDeadlinePassingWhilePreparingRefusesTheAttempt() {
         var loop = Self.loop(deadline: .seconds(10))
-        _ = loop.start(now: .zero)
+        loop.start(now: .zero)
         #expect(
-            loop.prepared(Self.id(1), now: .seconds(10)).map(Step.init) == [
+            loop.after { $0.prepared(Self.id(1), now: .seconds(10)) } == [
                 .report(1, .refused(handler: nil)), .failure("RE2"),
             ])
     }
@@ -155,8 +157,9 @@ import Testing
     @Test func theTimeoutOfAnAttemptIsShortenedToTheTimeLeft() {
         var loop = AttemptLoop(
             call: 1, limits: RequestLimits(deadline: .seconds(12), attemptTimeout: .seconds(10)), startedAt: .zero)
-        _ = loop.start(now: .zero)
-        guard case .send(_, let timeout) = loop.prepared(Self.id(1), now: .seconds(5)).first else {
+        #expect(loop.after { $0.start(now: .zero) } == [.prepare(1)])
+        loop.prepared(Self.id(1), now: .seconds(5))
+        guard case .send(_, let timeout) = loop.nextAction() else {
             Issue.record("expected a send")
             return
         }
@@ -165,90 +168,94 @@ import Testing
 
     @Test func cancellationWhileWaitingEndsTheCallOverTheLastFailure() {
         var loop = Self.loop()
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
-        _ = loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
-        _ = loop.decided(Self.id(1), .retry(handler: "H", delay: .seconds(1)), now: .zero)
-        #expect(loop.cancelled(now: .zero).map(Step.init) == [.failure("RE40-HT503")])
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .zero)
+        loop.decided(Self.id(1), .retry(handler: "H", delay: .seconds(1)), now: .zero)
+        #expect(loop.after { $0.cancelled(now: .zero) } == [.failure("RE40-HT503")])
     }
 
     @Test func anAnswerThatCameBeforeTheCancellationIsAFailedAttempt() {
         var loop = Self.loop()
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
         #expect(
-            loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: true, now: .zero)
-                .map(Step.init) == [.report(1, .failed(record: 0)), .failure("RE40-HT503")])
+            loop.after { $0.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: true, now: .zero) } == [
+                .report(1, .failed(record: 0)), .failure("RE40-HT503"),
+            ])
     }
 
     @Test func aCancelledTransferEndsTheCallAndIsReportedOnce() {
         var loop = Self.loop()
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
         #expect(
-            loop.failed(Self.id(1), error: NetworkError(.cancelled), status: nil, cancelled: true, now: .zero)
-                .map(Step.init) == [
-                    .report(1, .cancelled), .failure("NE\(NetworkErrorCode.cancelled.rawValue)"),
-                ])
+            loop.after {
+                $0.failed(Self.id(1), error: NetworkError(.cancelled), status: nil, cancelled: true, now: .zero)
+            } == [
+                .report(1, .cancelled), .failure("NE\(NetworkErrorCode.cancelled.rawValue)"),
+            ])
         // Events after the end change nothing.
-        #expect(loop.cancelled(now: .zero).isEmpty)
-        #expect(loop.succeeded(Self.id(1), status: 200, now: .zero).isEmpty)
+        #expect(loop.after { $0.cancelled(now: .zero) }.isEmpty)
+        #expect(loop.after { $0.succeeded(Self.id(1), status: 200, now: .zero) }.isEmpty)
     }
 
     // MARK: - Two attempts in flight
 
     @Test func aScriptedRaceOfTwoAttemptsIsWonByTheFirstSuccessAndTheLoserIsAbandoned() {
         var loop = Self.loop(hedgeDelay: .milliseconds(100))
-        _ = loop.start(now: .zero)
+        loop.start(now: .zero)
         #expect(
-            loop.prepared(Self.id(1), now: .zero).map(Step.init) == [.send(1), .hedge(.milliseconds(100))])
+            loop.after { $0.prepared(Self.id(1), now: .zero) } == [.send(1), .hedge(.milliseconds(100))])
         // The first has not answered after the delay: a second attempt goes out beside it.
-        #expect(loop.hedgeDue(now: .milliseconds(100)).map(Step.init) == [.prepare(2)])
-        #expect(loop.prepared(Self.id(2), now: .milliseconds(100)).map(Step.init) == [.send(2)])
+        #expect(loop.after { $0.hedgeDue(now: .milliseconds(100)) } == [.prepare(2)])
+        #expect(loop.after { $0.prepared(Self.id(2), now: .milliseconds(100)) } == [.send(2)])
         #expect(loop.inFlight == 2)
         // The second answers first: it wins, the first is cancelled and abandoned.
         #expect(
-            loop.succeeded(Self.id(2), status: 200, now: .milliseconds(130)).map(Step.init) == [
+            loop.after { $0.succeeded(Self.id(2), status: 200, now: .milliseconds(130)) } == [
                 .report(2, .succeeded), .cancel(1), .report(1, .abandoned), .success(2),
             ])
         // The loser's late answer changes nothing.
-        #expect(loop.succeeded(Self.id(1), status: 200, now: .milliseconds(150)).isEmpty)
+        #expect(loop.after { $0.succeeded(Self.id(1), status: 200, now: .milliseconds(150)) }.isEmpty)
         #expect(loop.history.map(\.number) == [2])
     }
 
     @Test func inARaceAFailureThatWouldBeRetriedSendsTheNextAttemptAtOnce() {
         var loop = Self.loop(maxAttempts: 3, hedgeDelay: .milliseconds(100))
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
-        _ = loop.hedgeDue(now: .milliseconds(100))
-        _ = loop.prepared(Self.id(2), now: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.hedgeDue(now: .milliseconds(100))
+        loop.prepared(Self.id(2), now: .milliseconds(100))
         #expect(
-            loop.failed(Self.id(2), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(120))
-                .map(Step.init) == [.recover(2)])
+            loop.after {
+                $0.failed(Self.id(2), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(120))
+            } == [.recover(2)])
         #expect(
-            loop.decided(Self.id(2), .retry(handler: "H", delay: .seconds(1)), now: .milliseconds(120))
-                .map(Step.init) == [.report(2, .failed(record: 0)), .prepare(3)])
+            loop.after { $0.decided(Self.id(2), .retry(handler: "H", delay: .seconds(1)), now: .milliseconds(120)) }
+                == [.report(2, .failed(record: 0)), .prepare(3)])
         // No more hedges beyond the maximum.
-        #expect(loop.hedgeDue(now: .milliseconds(200)).isEmpty)
+        #expect(loop.after { $0.hedgeDue(now: .milliseconds(200)) }.isEmpty)
         // The first fails too, with no attempt left, but the third is still out: no end yet.
         #expect(
-            loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(210))
-                .map(Step.init) == [.report(1, .failed(record: 1))])
-        _ = loop.prepared(Self.id(3), now: .milliseconds(220))
+            loop.after {
+                $0.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(210))
+            } == [.report(1, .failed(record: 1))])
+        loop.prepared(Self.id(3), now: .milliseconds(220))
         #expect(
-            loop.succeeded(Self.id(3), status: 200, now: .milliseconds(300)).map(Step.init) == [
+            loop.after { $0.succeeded(Self.id(3), status: 200, now: .milliseconds(300)) } == [
                 .report(3, .succeeded), .success(3),
             ])
     }
 
     @Test func cancellationWithTwoAttemptsInFlightCancelsAndReportsBoth() {
         var loop = Self.loop(hedgeDelay: .milliseconds(100))
-        _ = loop.start(now: .zero)
-        _ = loop.prepared(Self.id(1), now: .zero)
-        _ = loop.hedgeDue(now: .milliseconds(100))
-        _ = loop.prepared(Self.id(2), now: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.hedgeDue(now: .milliseconds(100))
+        loop.prepared(Self.id(2), now: .milliseconds(100))
         #expect(
-            loop.cancelled(now: .milliseconds(110)).map(Step.init) == [
+            loop.after { $0.cancelled(now: .milliseconds(110)) } == [
                 .cancel(1), .report(1, .cancelled), .cancel(2), .report(2, .cancelled), .failure("RE40-CA1"),
             ])
     }
@@ -261,5 +268,16 @@ extension AttemptLoop.Decision: CustomTestStringConvertible {
         case .handlerFailed: "handler failed"
         case .retry(let handler, let delay): "retry by \(handler) after \(delay)"
         }
+    }
+}
+
+extension AttemptLoop {
+    /// The actions that `event` queued, as steps (whatever was queued before is drained first).
+    mutating func after(_ event: (inout AttemptLoop) -> Void) -> [AttemptLoopTests.Step] {
+        while nextAction() != nil {}
+        event(&self)
+        var steps: [AttemptLoopTests.Step] = []
+        while let action = nextAction() { steps.append(.init(action)) }
+        return steps
     }
 }
