@@ -12,6 +12,20 @@ import NIOHTTP1
 /// | ``delay(_:)``                           | silence, then the route's reply                         |
 /// | ``cutMidBody(then:)``                   | the route's head and half its body, then FIN or RST     |
 /// | ``drip(bytesPerChunk:every:)``          | the route's response a few bytes at a time              |
+/// | ``dripBody(every:)``                    | the route's head, then its body a byte at a time        |
+/// | ``resetMidHead``                        | the first half of the route's head, then RST            |
+/// | ``partialBody``                         | the route's head and half its body, framed as whole     |
+/// | ``malformedJSON``                       | a 200 whose JSON body does not parse                    |
+/// | ``malformedStatusLine``                 | a status line with a status that is not a number        |
+/// | ``oversizedHead(bytes:)``               | the route's head padded with fields past `bytes`        |
+/// | ``oversizedBody(bytes:)``               | a 200 with a body of `bytes` bytes                      |
+/// | ``compressionBomb(inflatedSize:)``      | a small gzip body that inflates to `inflatedSize` bytes |
+/// | ``wrongContentEncoding``                | the route's body labelled `Content-Encoding: gzip`      |
+/// | ``brokenChunkedFraming``                | a chunk size that is not hexadecimal                    |
+/// | ``disagreeingContentLengths``           | two `Content-Length` fields with different values       |
+/// | ``redirectLoop``                        | a 302 back to the request's own target                  |
+/// | ``interimFlood(heads:every:)``          | `100 Continue` heads without end                        |
+/// | ``overloaded(status:retryAfter:)``      | a 503 or 429, with the given `Retry-After` or none      |
 extension LoopbackFault {
     /// `reply` instead of the route's.
     public static func replying(_ reply: LoopbackReply) -> LoopbackFault {
@@ -58,6 +72,128 @@ extension LoopbackFault {
         }
     }
 
+    /// The route's response head at once, then its body one byte at a time with `pause` before
+    /// each: a body that keeps moving, slowly, and arrives whole in the end.
+    ///
+    /// Applies to the same replies as ``cutMidBody(then:)``; any other reply is sent as it is.
+    public static func dripBody(every pause: Duration) -> LoopbackFault {
+        LoopbackFault("drip-body") { request, route in
+            let reply = await route(request)
+            guard let (head, body) = reply.wireResponse(to: request) else { return reply }
+            return .raw(chunks: [head] + body.map { [$0] }, pause: pause, then: .keepOpen)
+        }
+    }
+
+    /// The first half of the route's response head, then a reset (RST): a server or a middlebox
+    /// that died while it wrote the head.
+    ///
+    /// Applies to the same replies as ``cutMidBody(then:)``; any other reply is sent as it is.
+    public static let resetMidHead = LoopbackFault("reset-mid-head") { request, route in
+        let reply = await route(request)
+        guard let (head, _) = reply.wireResponse(to: request) else { return reply }
+        return .raw(Array(head.prefix(head.count / 2)), then: .reset)
+    }
+
+    /// The route's response head and the first half of its body, with a `Content-Length` that says
+    /// the half is all: a response whole by its framing whose content is cut short, such as partial
+    /// JSON from a server that ran out of something while it wrote.
+    ///
+    /// Applies to the same replies as ``cutMidBody(then:)``; any other reply is sent as it is.
+    public static let partialBody = LoopbackFault("partial-body") { request, route in
+        let reply = await route(request)
+        guard let (head, body) = reply.wireResponse(to: request, body: { Array($0.prefix($0.count / 2)) }) else {
+            return reply
+        }
+        return .raw(head + body, then: .keepOpen)
+    }
+
+    /// A `200 OK` labelled `application/json` whose body is not JSON that parses.
+    public static let malformedJSON = LoopbackFault("malformed-json") { _, _ in
+        .json(#"[{"id": 1}, {"id": ]"#)
+    }
+
+    /// A status line whose status is not a number (`HTTP/1.1 2x0 OK`), then the connection closes.
+    public static let malformedStatusLine = LoopbackFault("malformed-status-line") { _, _ in
+        .raw("HTTP/1.1 2x0 OK\r\nContent-Length: 2\r\n\r\nok")
+    }
+
+    /// The route's response with header fields of 1,000 bytes added until its head is `bytes` long
+    /// or longer: a head past what a client keeps (libcurl keeps 300 KiB).
+    ///
+    /// Applies to the same replies as ``cutMidBody(then:)``; any other reply is sent as it is.
+    public static func oversizedHead(bytes: Int = 400 * 1024) -> LoopbackFault {
+        let padding = (0..<(max(0, bytes) / 1000 + 1)).map { ("X-Padding-\($0)", String(repeating: "p", count: 980)) }
+        return LoopbackFault("oversized-head") { request, route in
+            let reply = await route(request)
+            guard let (head, body) = reply.wireResponse(to: request, addingFields: padding) else { return reply }
+            return .raw(head + body, then: .keepOpen)
+        }
+    }
+
+    /// A `200 OK` whose body is `bytes` bytes of `x`, with its `Content-Length`.
+    public static func oversizedBody(bytes: Int) -> LoopbackFault {
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: max(0, bytes))
+        return LoopbackFault("oversized-body") { _, _ in
+            .respond(status: 200, headers: [("Content-Type", "application/octet-stream")], body: body)
+        }
+    }
+
+    /// A `200 OK` with `Content-Encoding: gzip` whose small body inflates to `inflatedSize` zero
+    /// bytes (1 MiB by default, from 6.4 KiB): a compression bomb, for a client whose size limit
+    /// must hold against the decoded body rather than the bytes on the wire.
+    public static func compressionBomb(inflatedSize: Int = 1024 * 1024) -> LoopbackFault {
+        let body = GzipZeros.stream(inflatingTo: inflatedSize)
+        return LoopbackFault("compression-bomb") { _, _ in
+            .respond(
+                status: 200, headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")], body: body)
+        }
+    }
+
+    /// The route's response labelled `Content-Encoding: gzip`, its body sent as it is (not gzip).
+    ///
+    /// Applies to the same replies as ``cutMidBody(then:)``; any other reply is sent as it is.
+    public static let wrongContentEncoding = LoopbackFault("wrong-content-encoding") { request, route in
+        let reply = await route(request)
+        guard let (head, body) = reply.wireResponse(to: request, addingFields: [("Content-Encoding", "gzip")]) else {
+            return reply
+        }
+        return .raw(head + body, then: .keepOpen)
+    }
+
+    /// A chunked body whose first chunk size is not hexadecimal (`zz`), then the connection closes.
+    public static let brokenChunkedFraming = LoopbackFault("broken-chunked-framing") { _, _ in
+        .raw("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n")
+    }
+
+    /// Two `Content-Length` fields that disagree (2 and 7), so where the body ends is unknowable,
+    /// then the connection closes.
+    public static let disagreeingContentLengths = LoopbackFault("disagreeing-content-lengths") { _, _ in
+        .raw("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 7\r\n\r\nokHTTP/1")
+    }
+
+    /// A `302 Found` back to the request's own target, whatever the route: a redirect loop.
+    public static let redirectLoop = LoopbackFault("redirect-loop") { request, _ in
+        .respond(status: 302, headers: [("Location", request.target)])
+    }
+
+    /// `100 Continue` heads without a final response: 100 heads at once, then 100 more after each
+    /// `pause`, `heads` in all (a million by default, for 10 s with the default pause), then the
+    /// connection closes.
+    public static func interimFlood(heads: Int = 1_000_000, every pause: Duration = .milliseconds(1)) -> LoopbackFault {
+        let perChunk = 100
+        let chunk = Array(String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: perChunk).utf8)
+        // Every chunk shares the one buffer: the flood costs a pointer per chunk, not its bytes.
+        let chunks = [[UInt8]](repeating: chunk, count: max(1, heads / perChunk))
+        return LoopbackFault("interim-flood") { _, _ in .raw(chunks: chunks, pause: pause, then: .close) }
+    }
+
+    /// `status` (503 by default, or 429) with `Retry-After: retryAfter` (none if `nil`), sent as
+    /// given, so that it can be valid, absurd or malformed; injected for every request, a storm.
+    public static func overloaded(status: Int = 503, retryAfter: String? = nil) -> LoopbackFault {
+        let headers = retryAfter.map { [("Retry-After", $0)] } ?? []
+        return LoopbackFault("overloaded-\(status)") { _, _ in .respond(status: status, headers: headers) }
+    }
+
     /// The route's whole response, head and body, `bytesPerChunk` bytes at a time with `pause`
     /// before each chunk after the first: a slow drip that arrives complete in the end.
     ///
@@ -84,7 +220,13 @@ extension LoopbackReply {
     /// Only ``respond(status:headers:body:)`` and ``stream(status:headers:chunks:pause:)`` are
     /// responses, found under any ``delayed(_:_:)``. A head that cannot be sent becomes the server's
     /// `500`, as it would on the normal path.
-    func wireResponse(to request: LoopbackRequest) -> (head: [UInt8], body: [UInt8])? {
+    ///
+    /// `fields` go at the end of the head; `body` changes the body before its length is taken.
+    func wireResponse(
+        to request: LoopbackRequest,
+        addingFields fields: [(String, String)] = [],
+        body transform: ([UInt8]) -> [UInt8] = { $0 }
+    ) -> (head: [UInt8], body: [UInt8])? {
         let status: Int
         let headers: [(String, String)]
         var body: [UInt8]
@@ -94,7 +236,7 @@ extension LoopbackReply {
         case .stream(let code, let fields, let chunks, _):
             (status, headers, body) = (code, fields, chunks.flatMap { $0 })
         case .delayed(_, let reply):
-            return reply.wireResponse(to: request)
+            return reply.wireResponse(to: request, addingFields: fields, body: transform)
         case .closeMidBody, .stallMidBody, .stall, .closeWithoutResponse, .raw:
             return nil
         }
@@ -104,6 +246,10 @@ extension LoopbackReply {
         where !name.caseInsensitiveEquals("content-length") && !name.caseInsensitiveEquals("transfer-encoding") {
             head += "\(name): \(value)\r\n"
         }
+        for (name, value) in fields {
+            head += "\(name): \(value)\r\n"
+        }
+        body = transform(body)
         if responseStatus.mayHaveResponseBody {
             head += "Content-Length: \(body.count)\r\n"
         }

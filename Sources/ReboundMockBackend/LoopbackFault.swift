@@ -9,9 +9,9 @@
 ///
 /// ```swift
 /// extension LoopbackFault {
-///     /// A redirect to the request's own target, whatever the route: a redirect loop.
-///     static let redirectLoop = LoopbackFault("redirect-loop") { request, _ in
-///         .respond(status: 302, headers: [("Location", request.target)])
+///     /// A captive portal's login page instead of the API's answer: HTML, and a 200.
+///     static let captivePortal = LoopbackFault("captive-portal") { _, _ in
+///         .respond(status: 200, headers: [("Content-Type", "text/html")], body: Array("<html>Sign in</html>".utf8))
 ///     }
 /// }
 /// ```

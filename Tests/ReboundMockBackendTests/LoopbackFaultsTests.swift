@@ -155,4 +155,66 @@ import Testing
         #expect(server.faults.injected == ["drip": 1, "delay": 1])
         try await server.shutdown()
     }
+
+    @Test func partialBodyAndWrongEncodingSpoilTheRoutesResponseButFrameItWhole() async throws {
+        let server = try await LoopbackServer.start(routes: [
+            LoopbackRoute("GET", "/ten") { _ in .respond(status: 200, body: Array("0123456789".utf8)) }
+        ])
+        server.faults.inject(
+            LoopbackFaultRule(where: { $0.query["fault"] == "partial" }, fault: .partialBody),
+            LoopbackFaultRule(where: { $0.query["fault"] == "encoding" }, fault: .wrongContentEncoding)
+        )
+
+        #expect(
+            try await exchange("/ten?fault=partial", port: server.port)
+                == "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n01234")
+        #expect(
+            try await exchange("/ten?fault=encoding", port: server.port)
+                == "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 10\r\n\r\n0123456789")
+        try await server.shutdown()
+    }
+
+    @Test func aResetMidHeadSendsAtMostTheFirstHalfOfTheHeadThenResets() async throws {
+        let server = try await Self.server()
+        server.faults.inject(LoopbackFaultRule(fault: .resetMidHead))
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 5\r\n\r\n"
+
+        // The reset drops whatever of the half head the client has not read yet, so it reads the
+        // half head, a part of it, or nothing, and then the reset.
+        let answer: String
+        do {
+            answer = try await exchange("/hello", port: server.port)
+        } catch let error as RawConnection.SocketError {
+            #expect(error.operation == "recv (errno \(104))")  // ECONNRESET
+            answer = ""
+        }
+        #expect(String(head.prefix(head.utf8.count / 2)).hasPrefix(answer))
+        #expect(server.faults.injected == ["reset-mid-head": 1])
+        try await server.shutdown()
+    }
+
+    @Test func anOversizedHeadIsTheRoutesResponsePaddedPastTheSizeGiven() async throws {
+        let server = try await Self.server()
+        server.faults.inject(LoopbackFaultRule(fault: .oversizedHead(bytes: 5000)))
+
+        let answer = try await exchange("/hello", port: server.port)
+        let end = try #require(answer.firstRange(of: "\r\n\r\n"))
+        let head = answer[..<end.lowerBound]
+        #expect(answer[end.upperBound...] == "hello")
+        #expect(head.utf8.count >= 5000 && head.utf8.count < 7000)
+        #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nX-Padding-0: ppp"))
+        try await server.shutdown()
+    }
+
+    @Test func anOverloadedServerAnswersTheStatusWithTheRetryAfterGivenAsItIs() async throws {
+        let server = try await Self.server()
+        server.faults.inject(LoopbackFaultRule(fault: .overloaded(status: 429, retryAfter: "-5")))
+
+        #expect(
+            try await exchange("/hello", port: server.port)
+                == "HTTP/1.1 429 Too Many Requests\r\nRetry-After: -5\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        #expect(server.faults.injected == ["overloaded-429": 1])
+        try await server.shutdown()
+    }
 }
