@@ -55,6 +55,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var nextStallCheck: UInt64 = 0
     /// Callers to resume at the end of this turn.
     private var finished = ResumeBatch()
+    /// Whether the loop cleaned the multi handle up when it shut down; read by `deinit`, which
+    /// runs after the loop thread let go of the loop.
+    private var isCleanedUp = false
 
     /// The CA file every easy handle trusts, if not the system's.
     private let certificateAuthorityFile: String?
@@ -94,7 +97,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     deinit {
-        curl_multi_cleanup(multi)
+        if !isCleanedUp { curl_multi_cleanup(multi) }
     }
 
     // MARK: - Any thread
@@ -113,15 +116,17 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Queues a command and wakes the loop if it sleeps. Returns false once the loop has shut down.
     @discardableResult
     func submit(_ command: Command) -> Bool {
-        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
-            guard !inbox.isShutDown else { return (false, false) }
+        // The wake-up is sent under the lock: once the loop has seen the shutdown, no wake-up
+        // can still be on its way to the multi handle, which the loop then cleans up.
+        inbox.withLock { inbox -> Bool in
+            guard !inbox.isShutDown else { return false }
             inbox.commands.append(command)
-            let wake = inbox.isPolling
-            inbox.isPolling = false
-            return (true, wake)
+            if inbox.isPolling {
+                inbox.isPolling = false
+                curl_multi_wakeup(multi)
+            }
+            return true
         }
-        if wake { curl_multi_wakeup(multi) }
-        return accepted
     }
 
     /// Ends every transfer with a cancellation, stops the thread and waits for it.
@@ -130,12 +135,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// there), it cannot wait: the thread ends once the current turn is over, and is detached so
     /// that its stack goes with it rather than staying mapped for a join that never comes.
     func shutdown() {
-        let wake = inbox.withLock { inbox -> Bool in
-            let wasRunning = !inbox.isShutDown
+        inbox.withLock { inbox in
+            guard !inbox.isShutDown else { return }
             inbox.isShutDown = true
-            return wasRunning
+            curl_multi_wakeup(multi)
         }
-        if wake { curl_multi_wakeup(multi) }
         guard
             let thread = self.thread.withLock({ thread in
                 defer { thread = nil }; return thread
@@ -160,6 +164,10 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             if isShutDown {
                 finishEverything(pending: commands)
+                // Closes the connections libcurl keeps for later requests now, not when the
+                // transport is released: an app may hold a transport it has shut down.
+                curl_multi_cleanup(multi)
+                isCleanedUp = true
                 return
             }
             for command in commands {

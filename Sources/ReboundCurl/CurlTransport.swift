@@ -85,7 +85,8 @@ public final class CurlTransport: HTTPTransport {
     /// it holds up every transfer while it runs. `nil` when libcurl could not be initialised.
     public var executor: (any TaskExecutor)? { loop }
 
-    /// Ends every request in flight with `NetworkErrorCode.cancelled` and stops the thread.
+    /// Ends every request in flight with `NetworkErrorCode.cancelled`, closes the connections the
+    /// transport keeps for later requests, and stops the thread.
     /// Requests sent afterwards fail with `NetworkErrorCode.transportUnavailable`.
     public func shutdown() {
         loop?.shutdown()

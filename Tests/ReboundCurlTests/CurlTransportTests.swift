@@ -4,6 +4,7 @@ import Rebound
 import ReboundCurl
 import ReboundMockBackend
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("CurlTransport against a loopback server")
@@ -797,6 +798,38 @@ struct CurlTransportTests {
             }
             #expect(refused?.code == .transportUnavailable)
         }
+    }
+
+    @Test func shuttingDownClosesTheConnectionsTheTransportKeeps() async throws {
+        // The connections libcurl kept alive for later requests stayed open after shutdown(),
+        // until the transport itself was released, which an app holding it never does.
+        let listener = try BlackholeListener.boundSocket()
+        defer { close(listener) }
+        #expect(listen(listener, 4) == 0)
+        let port = try BlackholeListener.port(of: listener)
+        // Answers one request on a kept-alive connection, then tells whether the client closed
+        // it (true) or left it open for 30 seconds (false).
+        let closedByClient = Task {
+            await onOwnThread { () -> Bool in
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return false }
+                defer { close(connection) }
+                var limit = timeval(tv_sec: 30, tv_usec: 0)
+                setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+                guard BlackholeListener.readRequestHead(from: connection) else { return false }
+                let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+                _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                var byte: UInt8 = 0
+                return recv(connection, &byte, 1, 0) == 0
+            }
+        }
+        let transport = CurlTransport()
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/")
+        let response = try await transport.send(request)
+        #expect(response.status == .ok)
+        transport.shutdown()
+        #expect(await closedByClient.value)
+        withExtendedLifetime(transport) {}
     }
 }
 
