@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-tsan fault-matrix lint docs samples api format benchmark
+.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix lint docs samples api format benchmark
 
 setup:
 	@scripts/setup.sh
@@ -15,18 +15,25 @@ setup-tests:
 
 ## Sets up, then checks formatting and the API documentation, runs every test, type-checks the
 ## documentation's Swift samples against the build, compares the public API with api/, runs the
-## fault matrix alone, and runs the tests again under the thread sanitizer.
+## fault matrix alone, and runs the tests again under the address and the thread sanitizers.
 test: setup-tests lint docs
 	SWIFT=$(SWIFT) scripts/test.sh tests
 	scripts/check-samples.py
 	scripts/api-summary.py --check
 	$(MAKE) fault-matrix
+	$(MAKE) test-asan
 	$(MAKE) test-tsan
 
 ## Every fault of docs/reliability.md through the recovery pipeline, alone in its process so that
 ## its count of open file descriptors is exact; prints chains, attempts and overshoots as a table.
 fault-matrix: setup-tests
 	REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix --filter FaultMatrixTests
+
+## The whole suite under the address sanitizer, in a scratch path of its own. Leak detection is
+## off; docs/reliability.md says why.
+test-asan: setup-tests
+	ASAN_OPTIONS="detect_leaks=0 $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
+		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan
 
 test-tsan: setup-tests
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
