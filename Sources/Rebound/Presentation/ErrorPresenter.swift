@@ -5,6 +5,9 @@
 /// 2. the first of ``rules`` that matches the chain (``PresentationRule/standard`` by default);
 /// 3. ``UserMessage/generic``: not recoverable, with the error code.
 ///
+/// A message's `{name}` placeholders are filled from the chain's context, the outermost link
+/// first: the open circuit's message says "try again in {retryAfterSeconds} s".
+///
 /// ```swift
 /// let presenter = ErrorPresenter(build: BuildIdentity(version: "2.4.1", revision: "3f9c2ab"))
 /// let shown = presenter.present(error, includeTechnicalDetails: true)
@@ -62,6 +65,20 @@ public struct ErrorPresenter: Sendable {
         return lines.joined(separator: "\n")
     }
 
+    /// `text` with each `{name}` that names a context entry of the chain (the outermost first)
+    /// replaced by its value: an open circuit's `{retryAfterSeconds}`, say. Sensitive entries are
+    /// redacted in a chain, so a secret can never be shown this way.
+    private static func filling(_ text: String, from chain: ErrorChain) -> String {
+        guard text.contains("{") else { return text }
+        var text = text
+        for link in chain.links {
+            for entry in link.context where !entry.isSensitive {
+                text = text.replacing("{\(entry.key)}", with: entry.value)
+            }
+        }
+        return text
+    }
+
     private func message(for chain: ErrorChain) -> UserMessage {
         rules.first { $0.matches(chain) }?.message ?? .generic
     }
@@ -81,7 +98,7 @@ public struct ErrorPresenter: Sendable {
             messageKey: message.key,
             isRecoverable: message.isRecoverable,
             title: strings.string("\(message.key).title"),
-            message: strings.string("\(message.key).message"),
+            message: Self.filling(strings.string("\(message.key).message"), from: chain),
             actions: message.actions.map { SuggestedAction(kind: $0, title: strings.string("action.\($0)")) },
             errorCode: chain.short,
             technicalDetails: details

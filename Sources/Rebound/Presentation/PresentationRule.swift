@@ -33,6 +33,9 @@ public struct PresentationRule: Sendable {
     /// | a failed, rejected or exhausted captcha (`RE20`–`RE22`), `BE` captchaInvalid | verificationFailed |
     /// | a failed or rejected refresh (`RE10`–`RE13`), `HT401`, `BE` tokenExpired/unauthorized | sessionExpired |
     /// | `BE` unsupportedClientVersion, `HT426` | updateRequired |
+    /// | an open circuit (`RE50`) | circuitOpen, with the seconds until the next probe |
+    /// | an isolated circuit (`RE51`), or an open one without its time | serviceUnavailable |
+    /// | a full concurrency limit (`RE52`) | rateLimited |
     /// | `HT429`, `BE` rateLimited | rateLimited |
     /// | `HT502`, `HT503`, `HT504`, `BE` temporarilyUnavailable | serviceUnavailable |
     /// | `BE` validationFailure, `HT422` | invalidInput |
@@ -60,6 +63,16 @@ public struct PresentationRule: Sendable {
         .when(BackendErrorCode.tokenExpired, .unauthorized, show: .sessionExpired),
         .when(BackendErrorCode.unsupportedClientVersion, show: .updateRequired),
         .when(HTTPStatusCode.no426UpgradeRequired, show: .updateRequired),
+        // Before the statuses: the refusal is what happened to this call, whatever failed before.
+        PresentationRule(.circuitOpen) { chain in
+            chain.links.contains { link in
+                link.domain == RecoveryErrorCode.domain && link.code == RecoveryErrorCode.circuitOpen.rawValue
+                    && link.context.contains { $0.key == "retryAfterSeconds" }
+            }
+        },
+        // An open circuit without its time (a chain made by hand) still says the service is down.
+        .when(RecoveryErrorCode.circuitOpen, .circuitIsolated, show: .serviceUnavailable),
+        .when(RecoveryErrorCode.concurrencyLimitReached, show: .rateLimited),
         .when(HTTPStatusCode.no429TooManyRequests, show: .rateLimited),
         .when(BackendErrorCode.rateLimited, show: .rateLimited),
         .when(

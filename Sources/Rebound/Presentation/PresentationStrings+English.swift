@@ -13,6 +13,8 @@ extension PresentationStrings {
             "serviceUnavailable.title": "Service unavailable",
             "serviceUnavailable.message":
                 "The service is temporarily unavailable. Please try again in a few minutes.",
+            "circuitOpen.title": "Service unavailable",
+            "circuitOpen.message": "The service is unavailable. Please try again in {retryAfterSeconds} s.",
             "rateLimited.title": "Too many requests",
             "rateLimited.message": "Too many requests in a short time. Please wait a moment and try again.",
             "sessionExpired.title": "Session expired",

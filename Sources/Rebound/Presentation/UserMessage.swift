@@ -40,6 +40,9 @@ public struct UserMessage: Hashable, Sendable {
     public static let insecureConnection = UserMessage("insecureConnection", actions: [.checkConnection])
     /// The service is down for a while.
     public static let serviceUnavailable = UserMessage("serviceUnavailable", actions: [.retryLater])
+    /// The client stopped sending to a failing service for a while (an open circuit breaker);
+    /// the message says when to try again (`{retryAfterSeconds}`).
+    public static let circuitOpen = UserMessage("circuitOpen", actions: [.retryLater])
     /// Too many requests.
     public static let rateLimited = UserMessage("rateLimited", actions: [.retryLater])
     /// The session ended; signing in again helps.

@@ -8,7 +8,7 @@ public typealias RecoveryError = LayerError<RecoveryErrorCode>
 /// The codes of ``RecoveryError``.
 ///
 /// Grouped by decade: retrying (1–9), credentials (10s), captcha (20s), handlers (30s),
-/// cancellation (40s). The raw values are stable identities: they never change and a retired one
+/// cancellation (40s), overload protection (50–69). The raw values are stable identities: they never change and a retired one
 /// is never reused.
 public enum RecoveryErrorCode: Int, ErrorCode, CaseIterable {
     public static let domain = "RecoveryError"
@@ -59,4 +59,17 @@ public enum RecoveryErrorCode: Int, ErrorCode, CaseIterable {
 
     /// The operation's task was cancelled while recovery was waiting or retrying.
     case cancelled = 40
+
+    // MARK: Overload protection
+
+    /// The circuit breaker for the request's service is open: recent attempts failed so often
+    /// that this one was not sent. The context's `retryAfterSeconds` says when the next probe may
+    /// go through; ``CircuitOpen`` carries it as a duration.
+    case circuitOpen = 50
+    /// The circuit breaker for the request's service was isolated (forced open) by the app, so
+    /// no attempt goes through until it is reset.
+    case circuitIsolated = 51
+    /// The concurrency limit (bulkhead) was reached and its queue was full, or the call's deadline
+    /// passed before an attempt could start: the attempt was not sent.
+    case concurrencyLimitReached = 52
 }

@@ -1,0 +1,218 @@
+/// The circuits of one ``CircuitBreakerHandler``, as a pure state machine: events in (an attempt
+/// asks to go, an attempt ended, a person isolates or resets), decisions and transitions out. No
+/// I/O, no clock: the handler passes the time, and logs and counts what comes out.
+struct CircuitBreakerRegistry {
+    /// One key's circuit.
+    struct Circuit {
+        enum Phase: Equatable {
+            case closed
+            /// Open until `until`, on the pipeline's monotonic clock.
+            case open(until: Duration)
+            /// `inFlight` probes out, `succeeded` of this half-open period's probes succeeded.
+            case halfOpen(inFlight: Int, succeeded: Int)
+            case isolated
+        }
+
+        var phase: Phase = .closed
+        /// The last attempts' results while closed (`true`: failed), a ring of `windowSize`.
+        var window: [Bool] = []
+        var nextSlot = 0
+        var failures = 0
+        /// Failed probes in a row since the circuit last closed.
+        var failedProbes = 0
+        /// Changes with every transition, so that results of attempts let through in an earlier
+        /// phase are not counted in this one.
+        var generation: UInt64
+        /// When the circuit was last used, in the registry's ticks: for eviction.
+        var lastUsed: UInt64
+
+        var state: CircuitBreakerHandler.State {
+            switch phase {
+            case .closed: .closed
+            case .open: .open
+            case .halfOpen: .halfOpen
+            case .isolated: .isolated
+            }
+        }
+
+        mutating func record(failed: Bool, windowSize: Int) {
+            if window.count < windowSize {
+                window.append(failed)
+            } else {
+                if window[nextSlot] { failures -= 1 }
+                window[nextSlot] = failed
+            }
+            nextSlot = (nextSlot + 1) % windowSize
+            if failed { failures += 1 }
+        }
+
+        mutating func clearWindow() {
+            window.removeAll(keepingCapacity: true)
+            nextSlot = 0
+            failures = 0
+        }
+    }
+
+    /// What an attempt let through holds until its outcome comes.
+    struct Ticket {
+        let key: String
+        let generation: UInt64
+        let isProbe: Bool
+    }
+
+    enum Admission: Equatable {
+        case allowed
+        /// Refused while open (or half-open with every probe out): the next probe may go in
+        /// `retryAfter`.
+        case open(retryAfter: Duration)
+        case isolated
+    }
+
+    /// How an attempt ended, for the breaker.
+    enum Result {
+        case success
+        case failure
+        /// Neither: refused, cancelled, abandoned, or an answer that says nothing about the
+        /// service's health (429). A probe's slot is given back.
+        case ignored
+    }
+
+    let configuration: CircuitBreakerHandler.Configuration
+    private(set) var circuits: [String: Circuit] = [:]
+    private(set) var tickets: [AttemptID: Ticket] = [:]
+    private var random: any RandomNumberGenerator & Sendable
+    private var ticks: UInt64 = 0
+    private var generations: UInt64 = 0
+
+    init(configuration: CircuitBreakerHandler.Configuration, random: any RandomNumberGenerator & Sendable) {
+        self.configuration = configuration
+        self.random = random
+    }
+
+    /// Whether attempt `id` may go to `key` at `now`; the transition it caused, if any (an open
+    /// circuit whose break is over turns half-open).
+    mutating func admit(
+        _ id: AttemptID, key: String, now: Duration
+    ) -> (Admission, CircuitBreakerHandler.Transition?) {
+        var circuit = takeCircuit(key)
+        defer { circuits[key] = circuit }
+        var transition: CircuitBreakerHandler.Transition?
+        if case .open(let until) = circuit.phase, now >= until {
+            transition = move(&circuit, key: key, to: .halfOpen(inFlight: 0, succeeded: 0), at: now)
+        }
+        switch circuit.phase {
+        case .closed:
+            tickets[id] = Ticket(key: key, generation: circuit.generation, isProbe: false)
+            return (.allowed, transition)
+        case .open(let until):
+            return (.open(retryAfter: until - now), transition)
+        case .halfOpen(let inFlight, let succeeded):
+            guard inFlight < configuration.probeCount else {
+                // Every probe is out; if they fail, the next goes after the following break.
+                let next = configuration.breakDuration(afterFailedProbes: circuit.failedProbes + 1)
+                return (.open(retryAfter: next), transition)
+            }
+            circuit.phase = .halfOpen(inFlight: inFlight + 1, succeeded: succeeded)
+            tickets[id] = Ticket(key: key, generation: circuit.generation, isProbe: true)
+            return (.allowed, transition)
+        case .isolated:
+            return (.isolated, transition)
+        }
+    }
+
+    /// Hears how attempt `id` ended; the transition it caused, if any.
+    mutating func end(_ id: AttemptID, _ result: Result, now: Duration) -> CircuitBreakerHandler.Transition? {
+        guard let ticket = tickets.removeValue(forKey: id), var circuit = circuits[ticket.key],
+            circuit.generation == ticket.generation
+        else { return nil }
+        defer { circuits[ticket.key] = circuit }
+        switch circuit.phase {
+        case .closed:
+            guard result != .ignored else { return nil }
+            circuit.record(failed: result == .failure, windowSize: configuration.windowSize)
+            let count = circuit.window.count
+            guard count >= configuration.minimumAttempts,
+                Double(circuit.failures) >= configuration.failureRatio * Double(count)
+            else { return nil }
+            return open(&circuit, key: ticket.key, now: now)
+        case .halfOpen(let inFlight, let succeeded):
+            switch result {
+            case .ignored:
+                circuit.phase = .halfOpen(inFlight: inFlight - 1, succeeded: succeeded)
+                return nil
+            case .failure:
+                circuit.failedProbes += 1
+                return open(&circuit, key: ticket.key, now: now)
+            case .success:
+                guard succeeded + 1 >= configuration.probeCount else {
+                    circuit.phase = .halfOpen(inFlight: inFlight - 1, succeeded: succeeded + 1)
+                    return nil
+                }
+                circuit.failedProbes = 0
+                circuit.clearWindow()
+                return move(&circuit, key: ticket.key, to: .closed, at: now)
+            }
+        case .open, .isolated:
+            return nil
+        }
+    }
+
+    /// Forces `key`'s circuit open until ``reset(_:)``.
+    mutating func isolate(_ key: String) -> CircuitBreakerHandler.Transition? {
+        var circuit = takeCircuit(key)
+        defer { circuits[key] = circuit }
+        guard circuit.phase != .isolated else { return nil }
+        return move(&circuit, key: key, to: .isolated, at: nil)
+    }
+
+    /// Closes `key`'s circuit and forgets its window and failed probes.
+    mutating func reset(_ key: String) -> CircuitBreakerHandler.Transition? {
+        guard var circuit = circuits[key] else { return nil }
+        defer { circuits[key] = circuit }
+        circuit.failedProbes = 0
+        circuit.clearWindow()
+        return move(&circuit, key: key, to: .closed, at: nil)
+    }
+
+    /// `key`'s circuit, or a new closed one (making room for it first).
+    private mutating func takeCircuit(_ key: String) -> Circuit {
+        ticks += 1
+        if var circuit = circuits[key] {
+            circuit.lastUsed = ticks
+            return circuit
+        }
+        if circuits.count >= configuration.maximumKeys { evict() }
+        generations += 1
+        return Circuit(generation: generations, lastUsed: ticks)
+    }
+
+    /// Forgets the least recently used closed circuit; when none is closed, the least recently
+    /// used that is not isolated; when all are isolated, the least recently used.
+    private mutating func evict() {
+        let victim =
+            circuits.filter { $0.value.phase == .closed }.min { $0.value.lastUsed < $1.value.lastUsed }
+            ?? circuits.filter { $0.value.phase != .isolated }.min { $0.value.lastUsed < $1.value.lastUsed }
+            ?? circuits.min { $0.value.lastUsed < $1.value.lastUsed }
+        if let victim { circuits[victim.key] = nil }
+    }
+
+    private mutating func open(_ circuit: inout Circuit, key: String, now: Duration) -> CircuitBreakerHandler.Transition
+    {
+        let duration = configuration.jitteredBreakDuration(afterFailedProbes: circuit.failedProbes, using: &random)
+        return move(&circuit, key: key, to: .open(until: now + duration), at: now)
+    }
+
+    private mutating func move(
+        _ circuit: inout Circuit, key: String, to phase: Circuit.Phase, at now: Duration?
+    ) -> CircuitBreakerHandler.Transition {
+        let from = circuit.state
+        circuit.phase = phase
+        generations += 1
+        circuit.generation = generations
+        var breakDuration: Duration?
+        if case .open(let until) = phase, let now { breakDuration = until - now }
+        return CircuitBreakerHandler.Transition(
+            key: key, from: from, to: circuit.state, at: now, breakDuration: breakDuration,
+            failedProbes: circuit.failedProbes)
+    }
+}
