@@ -30,7 +30,8 @@ extension CircuitBreakerHandler {
         public var windowSize: Int
         /// How many attempts the window must hold before the circuit may open.
         public var minimumAttempts: Int
-        /// The share of failures in the window, from 0 to 1, at which the circuit opens.
+        /// The share of failures in the window, from 0 to 1, at which the circuit opens; it
+        /// opens only on a failure, so 0 means at the first failure once the minimum is counted.
         public var failureRatio: Double
         /// How long the circuit stays open the first time.
         public var breakDuration: Duration

@@ -130,8 +130,9 @@ struct CircuitBreakerRegistry {
         case .closed:
             guard result != .ignored else { return nil }
             circuit.record(failed: result == .failure, windowSize: configuration.windowSize)
+            // Only a failure opens a circuit (with a ratio of 0, successes alone would).
             let count = circuit.window.count
-            guard count >= configuration.minimumAttempts,
+            guard result == .failure, count >= configuration.minimumAttempts,
                 Double(circuit.failures) >= configuration.failureRatio * Double(count)
             else { return nil }
             return open(&circuit, key: ticket.key, now: now)
