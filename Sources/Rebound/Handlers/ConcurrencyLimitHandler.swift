@@ -71,6 +71,10 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
     private struct Compartment {
         var inFlight = 0
         var waiters: [Waiter] = []
+
+        /// Nothing in flight or waiting: the compartment is dropped, so that memory stays bounded
+        /// by the attempts in flight and waiting.
+        var isIdle: Bool { inFlight == 0 && waiters.isEmpty }
     }
 
     private struct Waiter {
@@ -116,6 +120,12 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
         let key = configuration.scope == .all ? "" : request.authority ?? ""
         let id = context.id
+        // Most attempts find a permit free: no continuation then.
+        switch state.withLock({ state in admit(id, key: key, context: context, continuation: nil, in: &state) }) {
+        case .granted: return
+        case .refused(let error): throw error
+        case .queued: break
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let admission = state.withLock { state in
@@ -135,10 +145,13 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
     /// Gives the attempt's permit back (to the first waiter that still has time), or takes it
     /// out of the queue if it was still waiting.
     public func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext) {
-        let (granted, expired) = state.withLock { state in release(context.id, in: &state) }
+        guard let (granted, expired) = state.withLock({ state in release(context.id, in: &state) }) else {
+            // It held no permit: it may still wait in the queue, left behind by the pipeline.
+            leaveQueue(context.id, throwing: CancellationError())
+            return
+        }
         for waiter in granted { waiter.continuation.resume() }
         for waiter in expired { waiter.continuation.resume(throwing: Self.noTimeLeft(waiter.context)) }
-        leaveQueue(context.id, throwing: CancellationError())
     }
 
     /// The attempts in flight: in all, or to `host` (its authority, `host:port`) with
@@ -155,15 +168,17 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
         state.withLock { state in state.compartments.values.reduce(0) { $0 + $1.waiters.count } }
     }
 
+    /// Grants a permit, refuses, or queues the attempt: with a `continuation` to resume when a
+    /// permit comes, or without one (`.queued` then means it must wait, and nothing was queued).
     private func admit(
         _ id: AttemptID, key: String, context: AttemptContext,
-        continuation: CheckedContinuation<Void, any Error>, in state: inout State
+        continuation: CheckedContinuation<Void, any Error>?, in state: inout State
     ) -> Admission {
         // Checked under the lock: a cancellation that came before the waiter was queued found
         // nothing to take out, so it is seen here.
         if Task.isCancelled { return .refused(CancellationError()) }
         var compartment = state.compartments[key] ?? Compartment()
-        defer { state.compartments[key] = compartment }
+        defer { state.compartments[key] = compartment.isIdle ? nil : compartment }
         if compartment.inFlight < configuration.maxInFlight && compartment.waiters.isEmpty {
             compartment.inFlight += 1
             state.holders[id] = key
@@ -178,15 +193,16 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
                     context: ["inFlight": "\(compartment.inFlight)", "queued": "\(compartment.waiters.count)"]))
         }
         guard context.timeLeft > .zero else { return .refused(Self.noTimeLeft(context)) }
+        guard let continuation else { return .queued }
         compartment.waiters.append(Waiter(id: id, context: context, continuation: continuation))
         return .queued
     }
 
     /// Frees `id`'s permit and hands it to the waiters in turn: those granted, and those whose
-    /// deadline passed while they waited.
-    private func release(_ id: AttemptID, in state: inout State) -> (granted: [Waiter], expired: [Waiter]) {
+    /// deadline passed while they waited; `nil` when `id` held no permit.
+    private func release(_ id: AttemptID, in state: inout State) -> (granted: [Waiter], expired: [Waiter])? {
         guard let key = state.holders.removeValue(forKey: id), var compartment = state.compartments[key] else {
-            return ([], [])
+            return nil
         }
         compartment.inFlight -= 1
         var granted: [Waiter] = []
@@ -201,7 +217,7 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
             state.holders[waiter.id] = key
             granted.append(waiter)
         }
-        state.compartments[key] = compartment.inFlight == 0 && compartment.waiters.isEmpty ? nil : compartment
+        state.compartments[key] = compartment.isIdle ? nil : compartment
         return (granted, expired)
     }
 
@@ -211,7 +227,7 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
             for (key, var compartment) in state.compartments {
                 guard let index = compartment.waiters.firstIndex(where: { $0.id == id }) else { continue }
                 let waiter = compartment.waiters.remove(at: index)
-                state.compartments[key] = compartment.inFlight == 0 && compartment.waiters.isEmpty ? nil : compartment
+                state.compartments[key] = compartment.isIdle ? nil : compartment
                 return waiter
             }
             return nil
