@@ -81,6 +81,24 @@ import Testing
         #expect(fixture.sent == 10)
     }
 
+    @Test func aRetryTheOpenCircuitRefusesEndsTheCallWhoseHistoryKeepsTheFailures() async throws {
+        let transport = ScriptedTransport(Self.failures(10))
+        let breaker = CircuitBreakerHandler(configuration: Self.exact)
+        let retries = temporaryHandler(budget: RetryBudget(maxTokens: 1_000))
+        let api = try makeManager(transport, handlers: [breaker, retries])
+        // Four attempts, then four, then two: the tenth failure opens the circuit, and the
+        // third call's next retry is refused before it is sent.
+        for _ in 0..<2 { _ = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) } }
+        #expect(transport.requests.count == 8)
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE50")
+        #expect(transport.requests.count == 10)
+        #expect(
+            error?.attachment(AttemptHistory.self)?.summary
+                == "#1 HT503 → BackendTemporaryErrorHandler, #2 (after 0.2 seconds) HT503 → BackendTemporaryErrorHandler"
+        )
+    }
+
     @Test func nineFailuresInARowStayBelowTheMinimum() async throws {
         let fixture = try Fixture()
         await fixture.calls(Self.failures(9))
