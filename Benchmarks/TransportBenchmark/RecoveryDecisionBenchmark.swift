@@ -106,11 +106,11 @@ enum RecoveryDecisionBenchmark {
         )
     }
 
-    private static func nanoseconds(_ duration: Duration) -> Double {
+    static func nanoseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted[sorted.count / 2]
     }

@@ -27,6 +27,9 @@ enum ClientName: String, CaseIterable {
     case pipelineAB = "pipeline-ab"
     /// One recovery decision, in-process (no network; `--url` and `--expect-bytes` are ignored).
     case decision
+    /// The circuit breaker and the bulkhead, in-process (no network; `--url` and `--expect-bytes`
+    /// are ignored).
+    case overload
     /// Foundation's `URLSession`.
     case urlsession
 }
@@ -57,6 +60,11 @@ if ClientName(rawValue: options.client) == .decision {
     exit(0)
 }
 
+if ClientName(rawValue: options.client) == .overload {
+    print(try await OverloadBenchmark.run(iterations: options.requests))
+    exit(0)
+}
+
 if ClientName(rawValue: options.client) == .pipelineAB {
     let line = try await PipelineABBenchmark.run(options: options, store: pipelineStore, startUsage: startUsage)
     print(line)
@@ -71,7 +79,7 @@ case .reboundAuth:
     client = ReboundClient(url: options.url, accessToken: PipelineClient.accessToken)
 case .pipeline, .pipelineLoop:
     client = try PipelineClient(url: options.url, store: pipelineStore)
-case .decision, .pipelineAB:
+case .decision, .overload, .pipelineAB:
     fatalError("handled above")
 case .urlsession:
     client = URLSessionClient(url: options.url, concurrency: options.concurrency)
