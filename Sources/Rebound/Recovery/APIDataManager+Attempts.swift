@@ -39,7 +39,7 @@ extension APIDataManager {
         ///   hold; the ``JSONError`` of a body that could not be encoded.
         @usableFromInline
         init<Response, Code>(_ endpoint: Endpoint<Response, Code>, encoder: JSONEncoder) throws {
-            if let byte = Self.firstIllegalByte(in: endpoint.path) {
+            if let byte = PercentEncoding.firstIllegalByte(inPathAndQuery: endpoint.path) {
                 throw NetworkError(
                     .invalidURL,
                     reason: "The endpoint's path holds a byte a URL may not hold unencoded (0x"
@@ -57,12 +57,6 @@ extension APIDataManager {
 
         /// `GET /v1/tasks`, without the query: queries may carry secrets.
         var label: String { endpointLabel(method: method, path: path) }
-
-        /// The first byte of `path` (a path and an optional query) that a URL may not hold as it is.
-        private static func firstIllegalByte(in path: String) -> UInt8? {
-            // A query holds what a path does, and `?`; `&` and `=` are among the sub-delimiters.
-            PercentEncoding.firstIllegalByte(in: path.utf8, alsoAllowing: UInt8(ascii: "?"), after: UInt8(ascii: "?"))
-        }
     }
 
     /// How a call's attempts ended, before the caller's types make the final value or error.
@@ -208,9 +202,6 @@ private struct CallShell {
         slots.append(Slot(context: context))
         if Task.isCancelled { return loop.cancelled(now: manager.time.now()) }
         if let adjusted = adjusted.take() { request = adjusted }
-        // Whether a hook ran that may have suspended: otherwise no time passed worth a reading of
-        // the clock, and a first attempt starts when its call did.
-        var mayHaveSuspended = false
         // By index: a `for … in` loop copies each participant (retains of its handler and name).
         for index in participants.indices {
             let hooks = participants[index].hooks
@@ -221,7 +212,6 @@ private struct CallShell {
                     continue
                 }
                 guard hooks.contains(.prepare) else { continue }
-                mayHaveSuspended = true
                 let participant = participants[index]
                 let handler = participant.handler
                 let before = request
@@ -247,8 +237,7 @@ private struct CallShell {
             return loop.refused(id, handler: name, error: refusal, now: manager.time.now())
         }
         slots[id.attempt - 1].reached = participants.count
-        let now = id.attempt == 1 && !mayHaveSuspended ? loop.startedAt : manager.time.now()
-        loop.prepared(id, now: now)
+        loop.prepared(id, now: manager.time.now())
     }
 
     /// Sends the attempt, then judges the answer: a success only once `decode` took it.

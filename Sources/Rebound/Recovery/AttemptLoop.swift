@@ -123,9 +123,6 @@ struct AttemptLoop {
         self.hedgeDelay = hedgeDelay
     }
 
-    /// The failure of an attempt that was sent and failed.
-    func failure(of id: AttemptID) -> (any Error)? { failures[id] }
-
     /// The attempt with this id.
     func attempt(_ id: AttemptID) -> Attempt? { attempts.first { $0.id == id } }
 

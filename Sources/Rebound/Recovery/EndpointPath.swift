@@ -57,11 +57,6 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
             template += "{}"
         }
     }
-
-    /// The first byte of the path that may not appear in a path unencoded, if there is one.
-    var firstIllegalByte: UInt8? {
-        PercentEncoding.firstIllegalByte(in: encoded.utf8)
-    }
 }
 
 /// Percent-encoding (RFC 3986, section 2.1) of path segments and query components.
@@ -75,13 +70,11 @@ enum PercentEncoding {
     /// and `;` are encoded, as servers read them as separators or spaces.
     static let queryBytes = ByteSet(unreservedAnd: "!$'()*,:@/?")
 
-    /// The first byte of `text` that a path may not hold unencoded: not a `/`, a segment's byte or
-    /// a well-formed `%XX` escape. Once `marker` has been seen (a query's `?`), `extra` is allowed too.
-    static func firstIllegalByte(
-        in text: String.UTF8View, alsoAllowing extra: UInt8? = nil, after marker: UInt8? = nil
-    ) -> UInt8? {
-        var bytes = text.makeIterator()
-        var markerSeen = false
+    /// The first byte of `path` that a URL's path and query may not hold unencoded: not a `/`, a
+    /// `?`, a segment's byte or a well-formed `%XX` escape. (A query holds what a path does, and
+    /// `?`; `&` and `=` are among the sub-delimiters.)
+    static func firstIllegalByte(inPathAndQuery path: String) -> UInt8? {
+        var bytes = path.utf8.makeIterator()
         while let byte = bytes.next() {
             if byte == UInt8(ascii: "%") {
                 // An escape is two hexadecimal digits.
@@ -89,12 +82,7 @@ enum PercentEncoding {
                 else { return byte }
                 continue
             }
-            if byte == UInt8(ascii: "/") || segmentBytes.contains(byte) { continue }
-            if !markerSeen, byte == marker {
-                markerSeen = true
-                continue
-            }
-            if markerSeen, byte == extra { continue }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || segmentBytes.contains(byte) { continue }
             return byte
         }
         return nil
