@@ -32,9 +32,12 @@
 ///             {"isSensitive":true,"key":"email","value":"<redacted>"}],
 ///  "error":{"isTruncated":false,"links":[{"code":14,"codeName":"connectionIssue", …}, …]},
 ///  "file":"App/LoginModel.swift","fullChain":"UserError.connectionIssue - … - NetworkError.timeout",
-///  "function":"login()","kind":"occurrence","line":42,"occurrences":1,"sequence":1,
-///  "session":"6F1C…","time":"2025-03-01T09:30:12.345Z"}
+///  "function":"login()","host":"api-7.eu-west","kind":"occurrence","line":42,"occurrences":1,
+///  "sequence":1,"session":"6F1C…","time":"2025-03-01T09:30:12.345Z"}
 /// ```
+///
+/// ``host`` is absent from reports written before it existed, and from those of a reporter
+/// configured without one; such reports still decode.
 public struct NonFatalReport: Hashable, Sendable, Codable {
     /// What a report stands for.
     public enum Kind: String, Hashable, Sendable, Codable {
@@ -73,6 +76,9 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
     public var occurrences: Int
     /// The report's number within its session, from 1, in the order the reporter made them.
     public var sequence: Int
+    /// The machine that recorded it (``NonFatalReporter/Configuration/host``), or `nil` when the
+    /// reporter had none or the report predates the field.
+    public var host: String?
 
     public init(
         kind: Kind,
@@ -85,7 +91,8 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
         build: BuildIdentity,
         session: UUID,
         occurrences: Int = 1,
-        sequence: Int = 1
+        sequence: Int = 1,
+        host: String? = nil
     ) {
         self.kind = kind
         self.chain = error.short
@@ -100,6 +107,7 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
         self.session = session
         self.occurrences = occurrences
         self.sequence = sequence
+        self.host = host
     }
 
     /// `file:line`.
@@ -107,7 +115,7 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case kind, chain, fullChain, error, context, file, line, function, time, build, session, occurrences,
-            sequence
+            sequence, host
     }
 
     public init(from decoder: any Decoder) throws {
@@ -139,6 +147,7 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
             )
         }
         sequence = try container.decodeIfPresent(Int.self, forKey: .sequence) ?? 0
+        host = try container.decodeIfPresent(String.self, forKey: .host)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -156,6 +165,7 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
         try container.encode(session, forKey: .session)
         try container.encode(occurrences, forKey: .occurrences)
         try container.encode(sequence, forKey: .sequence)
+        try container.encodeIfPresent(host, forKey: .host)
     }
 
     /// Milliseconds keep the order of reports made in the same second; UTC keeps files from

@@ -35,6 +35,11 @@ extension NonFatalReporter {
         /// The session: one per process (or per user session, in an app). Reports of a session are
         /// counted and capped together, and the analysis counts the sessions a chain affected.
         public var sessionID: UUID
+        /// The machine every report names (``NonFatalReport/host``), so that `rebound report` can
+        /// group reports from many machines; `nil` for none. The reporter keeps at most 253
+        /// characters of it, drops control characters and redacts a part that looks like a
+        /// secret (see ``localHost()``).
+        public var host: String?
         /// The most distinct chains reported in a session; occurrences of further chains are
         /// dropped (``ReportStatistics/droppedBySessionCap``).
         public var maximumChainsPerSession: Int
@@ -56,6 +61,7 @@ extension NonFatalReporter {
         /// - Parameters:
         ///   - build: The build that records.
         ///   - sessionID: The session; a new random one by default, since a process is a session.
+        ///   - host: The machine; its host name by default (``localHost()``).
         ///   - maximumChainsPerSession: At least 1.
         ///   - maximumReportsPerChain: At least 1 (1 sends first occurrences only and drops every repeat).
         ///   - queueCapacity: At least 1.
@@ -64,6 +70,7 @@ extension NonFatalReporter {
         public init(
             build: BuildIdentity,
             sessionID: UUID = UUID(),
+            host: String? = Self.localHost(),
             maximumChainsPerSession: Int = 50,
             maximumReportsPerChain: Int = 5,
             queueCapacity: Int = 256,
@@ -72,6 +79,7 @@ extension NonFatalReporter {
         ) {
             self.build = build
             self.sessionID = sessionID
+            self.host = host
             self.maximumChainsPerSession = max(1, maximumChainsPerSession)
             self.maximumReportsPerChain = max(1, maximumReportsPerChain)
             self.queueCapacity = max(1, queueCapacity)

@@ -48,6 +48,7 @@ struct ReportLedger {
 
     let build: BuildIdentity
     let session: UUID
+    let host: String?
     let maximumChainsPerSession: Int
     let maximumReportsPerChain: Int
 
@@ -60,6 +61,7 @@ struct ReportLedger {
     init(configuration: NonFatalReporter.Configuration) {
         build = configuration.build
         session = configuration.sessionID
+        host = configuration.host.flatMap(NonFatalReporter.Configuration.screenedHost)
         maximumChainsPerSession = max(1, configuration.maximumChainsPerSession)
         maximumReportsPerChain = max(1, configuration.maximumReportsPerChain)
     }
@@ -102,7 +104,8 @@ struct ReportLedger {
             build: build,
             session: session,
             occurrences: 1,
-            sequence: sequence
+            sequence: sequence,
+            host: host
         )
         chains[key] = ChainRecord(reports: 1, pending: 0, lastTime: time, first: report)
         statistics.sent += 1
@@ -204,7 +207,8 @@ struct ReportLedger {
             build: build,
             session: session,
             occurrences: statistics.dropped - reportedDrops.dropped,
-            sequence: sequence
+            sequence: sequence,
+            host: host
         )
     }
 
