@@ -1,6 +1,7 @@
 import ArgumentParser
 import Rebound
 import ReboundReportAnalysis
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -19,9 +20,13 @@ struct ReportCommand: ParsableCommand {
         abstract: "Summarise non-fatal report files: top chains, builds, and new, regressed or growing chains.",
         discussion: """
             Each FILE is a JSON-lines file of non-fatal reports, as Rebound's JSONLinesReportSink \
-            writes it. Occurrences include the repeats the reporters counted; sessions are the \
-            distinct sessions that reported a chain. Lines that are not reports (a line torn by a \
-            crash) are skipped and counted on stderr.
+            writes it; - reads standard input, a directory its *.jsonl files (and its \
+            subdirectories'), and a quoted glob pattern the files it matches. Files of any size \
+            are read as streams and merged. Occurrences include the repeats the reporters counted; \
+            sessions are the distinct sessions that reported a chain. When the reports come from \
+            more than one host, they are also grouped by host, and by build on each host. Lines \
+            that are not reports (a line torn by a crash, one over 1 MiB) are skipped and counted \
+            on stderr. On a terminal, a progress line on stderr shows how far reading has come.
 
             With --baseline (earlier files: last week's, the previous release's), a chain is new if \
             the baseline never reported it; regressed if the baseline reported it, but not in its \
@@ -30,8 +35,8 @@ struct ReportCommand: ParsableCommand {
 
             Examples:
               rebound report nonfatal.jsonl
-              rebound report this-week/*.jsonl --baseline last-week/*.jsonl --top 5
-              rebound report --json nonfatal.jsonl
+              rebound report this-week/ --baseline 'last-week/*.jsonl' --top 5
+              zcat old.jsonl.gz | rebound report --json -
 
             Exit status: 0 success, 64 invalid arguments, 66 a file cannot be read.
             """
@@ -43,12 +48,16 @@ struct ReportCommand: ParsableCommand {
     /// The most chains a top list may show: more is no longer a summary.
     static let topRange = 1...1_000
 
-    @Argument(help: ArgumentHelp("JSON-lines report files.", valueName: "file"))
+    @Argument(
+        help: ArgumentHelp(
+            "JSON-lines report files, directories, glob patterns, or - for standard input.", valueName: "file"))
     var files: [String]
 
     @Option(
         parsing: .upToNextOption,
-        help: ArgumentHelp("Earlier report files to compare with (put them after the files).", valueName: "file"))
+        help: ArgumentHelp(
+            "Earlier report files (or directories, patterns) to compare with (put them after the files).",
+            valueName: "file"))
     var baseline: [String] = []
 
     @Option(help: ArgumentHelp("How many chains the top lists show (1–1000).", valueName: "n"))
@@ -65,27 +74,34 @@ struct ReportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let current = try Self.read(files)
-        let previous = baseline.isEmpty ? nil : try Self.read(baseline)
-        let analysis = ReportAnalysis(
-            reports: current.reports,
-            baseline: previous?.reports,
-            options: ReportAnalysis.Options(top: top)
-        )
-        Self.warn(
-            about: current.invalidLines + (previous?.invalidLines ?? []),
-            count: current.invalidLineCount + (previous?.invalidLineCount ?? 0))
+        var current = ReportTally()
+        let currentSummary = try Self.read(files, into: &current)
+        var previous: ReportTally?
+        var baselineSummary: JSONLinesReportReader.Summary?
+        if !baseline.isEmpty {
+            var tally = ReportTally()
+            baselineSummary = try Self.read(baseline, into: &tally)
+            previous = tally
+        }
+        let analysis = ReportAnalysis(tally: current, baseline: previous, options: ReportAnalysis.Options(top: top))
+        Self.warn(about: [currentSummary] + (baselineSummary.map { [$0] } ?? []))
         if json {
             let output = ReportCommandOutput(
                 input: .init(
                     files: files,
-                    reports: current.reports.count,
-                    invalidLines: current.invalidLines.map(\.description),
-                    invalidLineCount: current.invalidLineCount,
+                    reports: currentSummary.reports,
+                    invalidLines: currentSummary.invalidLines.map(\.description),
+                    invalidLineCount: currentSummary.invalidLineCount,
                     baselineFiles: baseline,
-                    baselineReports: previous?.reports.count ?? 0,
-                    baselineInvalidLines: previous?.invalidLines.map(\.description) ?? [],
-                    baselineInvalidLineCount: previous?.invalidLineCount ?? 0
+                    baselineReports: baselineSummary?.reports ?? 0,
+                    baselineInvalidLines: baselineSummary?.invalidLines.map(\.description) ?? [],
+                    baselineInvalidLineCount: baselineSummary?.invalidLineCount ?? 0,
+                    readFiles: currentSummary.files == files ? nil : currentSummary.files,
+                    baselineReadFiles: baselineSummary.flatMap { $0.files == baseline ? nil : $0.files },
+                    overlongLineCount: currentSummary.overlongLineCount > 0 ? currentSummary.overlongLineCount : nil,
+                    baselineOverlongLineCount: baselineSummary.flatMap {
+                        $0.overlongLineCount > 0 ? $0.overlongLineCount : nil
+                    }
                 ),
                 analysis: analysis
             )
@@ -95,11 +111,17 @@ struct ReportCommand: ParsableCommand {
         }
     }
 
-    /// Reads `paths`, or exits with 66 and the reason on stderr.
-    private static func read(_ paths: [String]) throws -> JSONLinesReportReader.Contents {
+    /// Reads `arguments` into `tally`, with a progress line on a terminal, or exits with 66 and
+    /// the reason on stderr.
+    private static func read(_ arguments: [String], into tally: inout ReportTally) throws
+        -> JSONLinesReportReader.Summary
+    {
+        let progress = ProgressLine()
+        defer { progress.finish() }
         do {
-            return try JSONLinesReportReader().read(paths: paths)
+            return try JSONLinesReportReader().read(arguments, into: &tally, progress: progress.show)
         } catch {
+            progress.finish()
             let path = error.context["path"]?.revealed ?? "a file"
             let reason = error.reason ?? error.cause.map { Self.reason(of: $0) } ?? "unknown reason"
             StandardStreams.writeError("error: cannot read \(path): \(reason) [\(error.chain.short)]")
@@ -112,16 +134,22 @@ struct ReportCommand: ParsableCommand {
         return link.reason ?? link.full
     }
 
-    /// Says on stderr how many lines were not reports, and which the first ten are.
+    /// Says on stderr how many lines were not reports, how many of them were over-long, and which
+    /// the first ten are.
     ///
-    /// - Parameters:
-    ///   - invalidLines: The listed ones (the reader lists only the first of each read).
-    ///   - count: How many there were, listed or not.
-    private static func warn(about invalidLines: [JSONLinesReportReader.InvalidLine], count: Int) {
+    /// - Parameter summaries: What each read found (the reader lists only the first invalid lines
+    ///   of each).
+    private static func warn(about summaries: [JSONLinesReportReader.Summary]) {
+        let invalidLines = summaries.flatMap(\.invalidLines)
+        let count = summaries.reduce(0) { $0 + $1.invalidLineCount }
         guard count > 0 else { return }
         let shown = invalidLines.prefix(10).map(\.description).joined(separator: ", ")
         let more = count > min(10, invalidLines.count) ? ", …" : ""
-        StandardStreams.writeError("warning: skipped \(count) line(s) that are not reports: \(shown)\(more)")
+        let overlong = summaries.reduce(0) { $0 + $1.overlongLineCount }
+        let longer =
+            overlong > 0 ? " (\(overlong) longer than \(JSONLinesReportReader().maximumLineLength) bytes)" : ""
+        StandardStreams.writeError(
+            "warning: skipped \(count) line(s) that are not reports\(longer): \(shown)\(more)")
     }
 }
 
@@ -141,6 +169,14 @@ struct ReportCommandOutput: Encodable {
         var baselineInvalidLines: [String]
         /// As ``invalidLineCount``, for the baseline's files.
         var baselineInvalidLineCount: Int
+        /// The files read, when directories or patterns made them differ from ``files``.
+        var readFiles: [String]?
+        /// As ``readFiles``, for the baseline.
+        var baselineReadFiles: [String]?
+        /// How many of the invalid lines were longer than the reader's limit, when any were.
+        var overlongLineCount: Int?
+        /// As ``overlongLineCount``, for the baseline.
+        var baselineOverlongLineCount: Int?
     }
 
     var input: Input

@@ -1,4 +1,5 @@
 public import Rebound
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -14,14 +15,24 @@ public import Rebound
 /// Reads reports from JSON-lines files, skipping and counting lines that are not reports.
 ///
 /// A line that is not a valid report (a torn line left by a crash, a line from another tool, a
-/// report of an incompatible format) is skipped and counted in ``Contents/invalidLineCount``; the
-/// first ``maximumListedInvalidLines`` of them are listed in ``Contents/invalidLines``. Empty
+/// report of an incompatible format, a line longer than ``maximumLineLength``) is skipped and
+/// counted; the first ``maximumListedInvalidLines`` of them are listed as `path:line`. Empty
 /// lines are skipped silently. Reading never fails because of a file's content, only because a
-/// file cannot be read, and takes memory for the file and its reports, not for each line.
+/// file cannot be read.
+///
+/// Files are read as streams, a block at a time, whatever their size: a line is never held
+/// beyond ``maximumLineLength`` bytes, so memory does not grow with a file.
+/// ``read(_:into:progress:)`` counts the reports into a ``ReportTally``, whose memory grows with
+/// the distinct chains, sessions, builds and hosts, not with the reports; it takes directories,
+/// glob patterns and `-` for standard input, and checks each line without decoding it whole
+/// (see ``ReportTally``). ``read(paths:)`` decodes every report in full, for a program that wants
+/// the `NonFatalReport` values, and holds them all.
 ///
 /// ```swift
-/// let contents = try JSONLinesReportReader().read(paths: ["nonfatal.jsonl"])
-/// let analysis = ReportAnalysis(reports: contents.reports)
+/// var tally = ReportTally()
+/// let summary = try JSONLinesReportReader().read(["/var/log/app/", "old/*.jsonl"], into: &tally)
+/// let analysis = ReportAnalysis(tally: tally)
+/// print(summary.reports, summary.invalidLineCount)
 /// ```
 public struct JSONLinesReportReader: Sendable {
     /// A line that is not a report.
@@ -81,12 +92,32 @@ public struct JSONLinesReportReader: Sendable {
     /// 16 MiB file of 8 million one-byte lines took 462 MB to read, and more to print as JSON.
     public static let maximumListedInvalidLines = 100
 
-    /// The largest file the reader reads: 256 MiB by default, 25 times the default cap of a
-    /// `JSONLinesReportSink` file, so that a file of another kind cannot exhaust memory.
+    /// The most bytes the reader reads from one file before it refuses it; none by default
+    /// (`Int.max`), since memory does not grow with a file. A bound for a caller that wants one:
+    /// an endless device such as `/dev/zero` is otherwise read for ever.
     public let maximumFileSize: Int
 
-    public init(maximumFileSize: Int = 256 * 1024 * 1024) {
+    /// The longest line the reader considers, in bytes, without its newline: 1 MiB by default.
+    ///
+    /// A longer line is not read whole: it is counted as an invalid line and skipped up to its
+    /// newline, so that a file with no newline at all (a binary file, a log gone wrong) costs no
+    /// more memory than a short one. A reporter's line is a few kilobytes: reasons and context
+    /// values are cut to 500 characters, and a chain has at most 64 links.
+    public let maximumLineLength: Int
+
+    /// The largest ``maximumLineLength``: 256 MiB, the reader's buffer holds a whole line.
+    public static let largestLineLength = 256 * 1024 * 1024
+
+    /// How much the reader asks the system for at a time: 1 MiB, large enough that the calls cost
+    /// nothing next to scanning, small enough to stay in the caches.
+    static let blockSize = 1024 * 1024
+
+    /// - Parameters:
+    ///   - maximumFileSize: The most bytes read from one file; none by default.
+    ///   - maximumLineLength: The longest line considered, from 1 to ``largestLineLength``.
+    public init(maximumFileSize: Int = .max, maximumLineLength: Int = 1024 * 1024) {
         self.maximumFileSize = max(0, maximumFileSize)
+        self.maximumLineLength = min(max(1, maximumLineLength), Self.largestLineLength)
     }
 
     /// Reads every file, in order.
@@ -99,9 +130,24 @@ public struct JSONLinesReportReader: Sendable {
     ///   (a device, a socket). A pipe is read to its end; one that nothing writes to is empty.
     public func read(paths: [String]) throws(ReportingError) -> Contents {
         var contents = Contents()
+        let decoder = JSONDecoder()
         for path in paths {
-            let data = try Self.contents(of: path, limit: maximumFileSize)
-            contents.append(self.read(data, path: path))
+            let input = try ReportInput.open(path)
+            defer { input.close() }
+            var lines = LineSplitter(maximumLineLength: maximumLineLength, limit: maximumFileSize)
+            try lines.read(input) { line, number in
+                guard let line else {
+                    contents.addInvalidLine(InvalidLine(path: path, line: number))
+                    return
+                }
+                guard !Self.isBlank(line) else { return }
+                if let report = try? decoder.decode(NonFatalReport.self, from: Data(line)) {
+                    contents.reports.append(report)
+                } else {
+                    contents.addInvalidLine(InvalidLine(path: path, line: number))
+                }
+            } progress: { _ in
+            }
         }
         return contents
     }
@@ -124,9 +170,7 @@ public struct JSONLinesReportReader: Sendable {
             let line = data[start..<end]
             number += 1
             start = end == data.endIndex ? end : end + 1
-            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) {
-                continue
-            }
+            if Self.isBlank(line) { continue }
             if let report = try? decoder.decode(NonFatalReport.self, from: Data(line)) {
                 contents.reports.append(report)
             } else {
@@ -136,69 +180,12 @@ public struct JSONLinesReportReader: Sendable {
         return contents
     }
 
-    /// The bytes of the file at `path`, read with the system's calls so that a failure keeps its
-    /// `errno`.
-    private static func contents(of path: String, limit: Int) throws(ReportingError) -> Data {
-        func failure(_ code: Int32) -> ReportingError {
-            ReportingError(
-                .cannotReadFile,
-                cause: POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO),
-                reason: String(cString: strerror(code)),
-                context: ["path": "\(path)"]
-            )
-        }
-        // Opening a pipe for reading waits until something opens it for writing, which may be
-        // never: open without waiting, and decide by the file's type what to read.
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure(errno) }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure(errno) }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG:
-            break
-        case S_IFIFO, S_IFCHR:
-            // A pipe (`<(cat f)` hands one over) is read to its end; reads wait for a writer that
-            // is still writing, and a pipe that no one writes to reads as empty at once. A
-            // character device is read the same way: `/dev/null` is an empty input, and one with
-            // no end (`/dev/zero`) stops at the size limit below.
-            let flags = fcntl(descriptor, F_GETFL)
-            guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else { throw failure(errno) }
-        case S_IFDIR:
-            throw failure(EISDIR)
-        default:
-            // A socket or a block device holds no report file.
-            throw ReportingError(
-                .cannotReadFile,
-                reason: "Not a regular file, a pipe or a character device.",
-                context: ["path": "\(path)"]
-            )
-        }
-        func tooLarge() -> ReportingError {
-            ReportingError(
-                .cannotReadFile,
-                reason: "The file is larger than \(limit) bytes, the reader's limit.",
-                context: ["path": "\(path)", "maximumFileSize": "\(limit)"]
-            )
-        }
-        guard Int(info.st_size) <= limit else { throw tooLarge() }
-        var data = Data(capacity: Int(info.st_size))
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { buffer in
-                #if canImport(Glibc)
-                    Glibc.read(descriptor, buffer.baseAddress, buffer.count)
-                #else
-                    Darwin.read(descriptor, buffer.baseAddress, buffer.count)
-                #endif
-            }
-            if count == 0 { return data }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure(errno)
-            }
-            guard data.count + count <= limit else { throw tooLarge() }
-            data.append(contentsOf: chunk[..<count])
-        }
+    /// Whether a line holds only spaces, tabs and carriage returns: an empty line, skipped.
+    static func isBlank(_ line: some Collection<UInt8>) -> Bool {
+        line.allSatisfy(isBlankByte)
+    }
+
+    private static func isBlankByte(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
     }
 }

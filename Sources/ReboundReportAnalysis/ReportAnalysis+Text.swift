@@ -34,7 +34,12 @@ extension ReportAnalysis {
         lines.append("")
         lines.append("Top chains by occurrences")
         lines += chart(
-            topByOccurrences.map { ($0.chain, $0.occurrences, "\($0.occurrences) in \(Self.sessions($0.sessions))") },
+            topByOccurrences.map {
+                (
+                    $0.chain, $0.occurrences,
+                    "\($0.occurrences) in \(Self.sessions($0.sessions))\(Self.onHosts($0.hosts))"
+                )
+            },
             details: topByOccurrences.map(\.fullChain),
             barWidth: barWidth
         )
@@ -61,6 +66,23 @@ extension ReportAnalysis {
             details: nil,
             barWidth: barWidth
         )
+
+        if let hosts {
+            lines.append("")
+            lines.append("By host (and its builds)")
+            lines += chart(
+                hosts.map {
+                    (
+                        $0.host ?? Self.unknownHost, $0.occurrences,
+                        "\($0.occurrences) in \(Self.sessions($0.sessions)), \(Self.chains($0.chains))"
+                    )
+                },
+                details: hosts.map { host in
+                    host.builds.map { "\($0.build): \($0.occurrences)" }.joined(separator: ", ")
+                },
+                barWidth: barWidth
+            )
+        }
 
         if let comparison {
             lines.append("")
@@ -128,6 +150,14 @@ extension ReportAnalysis {
         guard !rows.isEmpty else { return ["  (none)"] }
         let labelWidth = rows.map(\.label.count).max() ?? 0
         return rows.map { "  " + Self.padded($0.label, labelWidth) + "  " + $0.note }
+    }
+
+    /// How the reports without a host are named in the text.
+    static let unknownHost = "unknown"
+
+    /// ` on 3 hosts`, or nothing when the reports come from one host.
+    private static func onHosts(_ count: Int?) -> String {
+        count.map { " on \(counted($0, "host", "hosts"))" } ?? ""
     }
 
     private static func sessions(_ count: Int) -> String {

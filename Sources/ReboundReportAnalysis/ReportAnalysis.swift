@@ -1,4 +1,5 @@
 public import Rebound
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -74,6 +75,8 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
         public var fullChain: String
         public var occurrences: Int
         public var sessions: Int
+        /// The hosts that reported it; `nil` when all reports come from one host.
+        public var hosts: Int?
     }
 
     /// One build's counts.
@@ -82,6 +85,32 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
         public var occurrences: Int
         public var sessions: Int
         public var chains: Int
+    }
+
+    /// One host's counts, and its builds'.
+    public struct HostSummary: Hashable, Sendable, Codable {
+        /// The host reports name (`NonFatalReport.host`); `nil` for the reports that name none,
+        /// such as those written before reports had a host, which are counted as one host.
+        public var host: String?
+        public var occurrences: Int
+        public var sessions: Int
+        public var chains: Int
+        /// The host's builds, most occurrences first.
+        public var builds: [BuildSummary]
+
+        private enum CodingKeys: String, CodingKey {
+            case host, occurrences, sessions, chains, builds
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            // `null`, not a missing key: the unknown host is a row like the others.
+            try container.encode(host, forKey: .host)
+            try container.encode(occurrences, forKey: .occurrences)
+            try container.encode(sessions, forKey: .sessions)
+            try container.encode(chains, forKey: .chains)
+            try container.encode(builds, forKey: .builds)
+        }
     }
 
     /// A chain that is back after being absent from the baseline's last build.
@@ -130,6 +159,10 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
     public var topBySessions: [ChainSummary]
     /// Every build, most occurrences first.
     public var builds: [BuildSummary]
+    /// The hosts with the most occurrences, at most ``Options/top``, each with its builds; `nil`
+    /// when all reports come from one host (or name none), so that the analysis of one machine's
+    /// reports is what it was before reports had a host.
+    public var hosts: [HostSummary]?
     /// The comparison with the baseline, when one was given.
     public var comparison: Comparison?
 
@@ -140,7 +173,17 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
     ///   - baseline: Earlier reports to compare with; `nil` for no comparison.
     ///   - options: How much to show and what counts as growing.
     public init(reports: [NonFatalReport], baseline: [NonFatalReport]? = nil, options: Options = Options()) {
-        let current = Tally(reports)
+        self.init(tally: ReportTally(reports), baseline: baseline.map { ReportTally($0) }, options: options)
+    }
+
+    /// Analyses the reports counted in `tally`, and compares them with `baseline` if it is given.
+    ///
+    /// - Parameters:
+    ///   - tally: The reports to analyse, as ``JSONLinesReportReader`` counted them.
+    ///   - baseline: Earlier reports to compare with; `nil` for no comparison.
+    ///   - options: How much to show and what counts as growing.
+    public init(tally: ReportTally, baseline: ReportTally? = nil, options: Options = Options()) {
+        let current = tally
         totals = current.totals
         let all = current.chainSummaries
         topByOccurrences = Array(all.sorted(by: Self.byOccurrences).prefix(options.top))
@@ -149,26 +192,26 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
                 ($0.sessions, $0.occurrences, $1.chain) > ($1.sessions, $1.occurrences, $0.chain)
             }.prefix(options.top))
         builds = current.buildSummaries
-        comparison = baseline.map { Self.compare(current, with: Tally($0), options: options) }
+        hosts = current.hasSeveralHosts ? Array(current.hostSummaries.prefix(options.top)) : nil
+        comparison = baseline.map { Self.compare(current, with: $0, options: options) }
     }
 
     private static func byOccurrences(_ a: ChainSummary, _ b: ChainSummary) -> Bool {
         (a.occurrences, a.sessions, b.chain) > (b.occurrences, b.sessions, a.chain)
     }
 
-    private static func compare(_ current: Tally, with baseline: Tally, options: Options) -> Comparison {
+    private static func compare(_ current: ReportTally, with baseline: ReportTally, options: Options) -> Comparison {
         let lastBuild = baseline.lastBuild
-        let lastBuildChains = lastBuild.map { baseline.chainsByBuild[$0] ?? [] } ?? []
         var new: [ChainSummary] = []
         var regressed: [RegressedChain] = []
         var growing: [GrowingChain] = []
         for summary in current.chainSummaries {
-            guard let baselineOccurrences = baseline.occurrences[summary.chain] else {
+            guard let baselineOccurrences = baseline.occurrences(of: summary.chain) else {
                 new.append(summary)
                 continue
             }
-            if lastBuild != nil, !lastBuildChains.contains(summary.chain),
-                let lastSeen = baseline.lastSeenBuild[summary.chain]
+            if let lastBuild, !baseline.build(lastBuild, reported: summary.chain),
+                let lastSeen = baseline.lastSeenBuild(of: summary.chain)
             {
                 regressed.append(
                     RegressedChain(
@@ -176,7 +219,7 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
                         fullChain: summary.fullChain,
                         occurrences: summary.occurrences,
                         sessions: summary.sessions,
-                        lastSeenBuild: lastSeen.build
+                        lastSeenBuild: lastSeen
                     )
                 )
                 continue
@@ -211,81 +254,47 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
     }
 }
 
-/// The counts of one data set.
-private struct Tally {
-    var occurrences: [String: Int] = [:]
-    var sessions: [String: Set<UUID>] = [:]
-    var fullChains: [String: String] = [:]
-    var allSessions: Set<UUID> = []
-    var buildOccurrences: [BuildIdentity: Int] = [:]
-    var buildSessions: [BuildIdentity: Set<UUID>] = [:]
-    var chainsByBuild: [BuildIdentity: Set<String>] = [:]
-    var lastSeenBuild: [String: (time: Date, build: BuildIdentity)] = [:]
-    var lastBuild: BuildIdentity?
-    var totals: ReportAnalysis.Totals
-
-    init(_ reports: [NonFatalReport]) {
-        var dropped = 0
-        var latest: Date?
-        for report in reports {
-            allSessions.insert(report.session)
-            guard report.kind != .drops else {
-                dropped = dropped.addingSaturated(report.occurrences)
-                continue
-            }
-            occurrences[report.chain] = occurrences[report.chain, default: 0].addingSaturated(report.occurrences)
-            sessions[report.chain, default: []].insert(report.session)
-            if fullChains[report.chain] == nil { fullChains[report.chain] = report.fullChain }
-            buildOccurrences[report.build] = buildOccurrences[report.build, default: 0].addingSaturated(
-                report.occurrences)
-            buildSessions[report.build, default: []].insert(report.session)
-            chainsByBuild[report.build, default: []].insert(report.chain)
-            if lastSeenBuild[report.chain].map({ report.time >= $0.time }) ?? true {
-                lastSeenBuild[report.chain] = (report.time, report.build)
-            }
-            if latest.map({ report.time >= $0 }) ?? true {
-                latest = report.time
-                lastBuild = report.build
-            }
-        }
-        totals = ReportAnalysis.Totals(
-            reports: reports.count,
-            occurrences: occurrences.values.reduce(0) { $0.addingSaturated($1) },
-            sessions: allSessions.count,
-            chains: occurrences.count,
-            droppedOccurrences: dropped
-        )
-    }
-
+extension ReportTally {
     var chainSummaries: [ReportAnalysis.ChainSummary] {
-        occurrences.map { chain, count in
+        chains.map { chain in
             ReportAnalysis.ChainSummary(
-                chain: chain,
-                fullChain: fullChains[chain] ?? "",
-                occurrences: count,
-                sessions: sessions[chain]?.count ?? 0
+                chain: chain.name,
+                fullChain: chain.fullChain,
+                occurrences: chain.occurrences,
+                sessions: chain.sessions.count,
+                hosts: hasSeveralHosts ? chain.hosts.count : nil
             )
         }
     }
 
     var buildSummaries: [ReportAnalysis.BuildSummary] {
-        buildOccurrences.map { build, count in
+        Self.summaries(of: builds.indices.map { (Int32($0), builds[$0]) }, identities: buildIdentities)
+    }
+
+    var hostSummaries: [ReportAnalysis.HostSummary] {
+        hosts.map { host in
+            ReportAnalysis.HostSummary(
+                host: host.name,
+                occurrences: host.occurrences,
+                sessions: host.sessions.count,
+                chains: host.chains.count,
+                builds: Self.summaries(of: host.builds.map { ($0.key, $0.value) }, identities: buildIdentities)
+            )
+        }
+        .sorted { ($0.occurrences, $1.host ?? "") > ($1.occurrences, $0.host ?? "") }
+    }
+
+    private static func summaries(of builds: [(Int32, Build)], identities: [BuildIdentity])
+        -> [ReportAnalysis.BuildSummary]
+    {
+        builds.map { number, build in
             ReportAnalysis.BuildSummary(
-                build: build,
-                occurrences: count,
-                sessions: buildSessions[build]?.count ?? 0,
-                chains: chainsByBuild[build]?.count ?? 0
+                build: identities[Int(number)],
+                occurrences: build.occurrences,
+                sessions: build.sessions.count,
+                chains: build.chains.count
             )
         }
         .sorted { ($0.occurrences, $1.build.description) > ($1.occurrences, $0.build.description) }
-    }
-}
-
-extension Int {
-    /// `self + other`, or the bound it overflows past: `Int.max` (or `Int.min`).
-    fileprivate func addingSaturated(_ other: Int) -> Int {
-        let (sum, overflow) = addingReportingOverflow(other)
-        guard overflow else { return sum }
-        return other > 0 ? .max : .min
     }
 }

@@ -217,6 +217,60 @@ struct ReportCommandTests {
         #expect(result.stdoutText.contains("24 occurrences of 3 chains in 3 sessions (6 reports)"))
     }
 
+    @Test func standardInputDirectoriesAndPatternsAreReadAndMerged() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let current = try Data(contentsOf: URL(fileURLWithPath: files.current))
+
+        let stdin = try await ExecutableRunner.run("rebound", ["report", "--json", "-"], input: current)
+        #expect(stdin.status == 0, "stderr: \(stdin.stderrText)")
+        let fromStdin = try #require(try JSONSerialization.jsonObject(with: stdin.stdout) as? [String: Any])
+        let stdinInput = try #require(fromStdin["input"] as? [String: Any])
+        #expect(stdinInput["reports"] as? Int == 6)
+        #expect(stdinInput["invalidLines"] as? [String] == ["-:7"])
+        // Nothing was expanded, so the output has only the keys it always had.
+        #expect(stdinInput["readFiles"] == nil)
+
+        // The directory holds both files; a quoted pattern is expanded by the tool.
+        let pattern = files.directory.path + "/c*.jsonl"
+        let merged = try await ExecutableRunner.run(
+            "rebound", ["report", "--json", files.directory.path, pattern], timeLimit: .seconds(30))
+        #expect(merged.status == 0, "stderr: \(merged.stderrText)")
+        let object = try #require(try JSONSerialization.jsonObject(with: merged.stdout) as? [String: Any])
+        let input = try #require(object["input"] as? [String: Any])
+        #expect(input["files"] as? [String] == [files.directory.path, pattern])
+        #expect(input["readFiles"] as? [String] == [files.baseline, files.current, files.current])
+        #expect(input["reports"] as? Int == 15)
+
+        let empty = files.directory.appendingPathComponent("empty").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let noReports = try await ExecutableRunner.run("rebound", ["report", empty])
+        #expect(noReports.status == 66)
+        #expect(
+            noReports.stderrText.contains(
+                "error: cannot read \(empty): The directory holds no report files (*.jsonl). [RP5-PX2]"))
+    }
+
+    @Test func aProgressLineIsShownOnATerminalAndNeverOnAPipe() async throws {
+        let files = try Self.files()
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let rebound = try ExecutableRunner.executable("rebound").path
+        // script(1) runs the tool with a terminal as its stdin, stdout and stderr.
+        let terminal = try await ExecutableRunner.run(
+            executableURL: URL(fileURLWithPath: "/usr/bin/script"),
+            ["-qec", "\(rebound) report --json \(files.current)", "/dev/null"], timeLimit: .seconds(30))
+        #expect(terminal.status == 0, "output: \(terminal.stdoutText)")
+        #expect(terminal.stdoutText.contains("reading 1 of 1 file: 0.0 of 0.0 MB (100%), 6 reports"))
+        // Erased when reading ends, before the warning and the output.
+        #expect(terminal.stdoutText.contains("6 reports\u{1B}[K\r\u{1B}[Kwarning: skipped 1 line(s)"))
+        #expect(terminal.stdoutText.contains("{\"analysis\":"))
+
+        let piped = try await ExecutableRunner.run("rebound", ["report", "--json", files.current])
+        #expect(piped.status == 0)
+        #expect(!piped.stderrText.contains("reading"))
+        #expect(!piped.stdoutText.contains("reading"))
+    }
+
     @Test func invalidArgumentsExitWith64() async throws {
         let result = try await ExecutableRunner.run("rebound", ["report", "--top", "0", "a.jsonl"])
         #expect(result.status == 64)
