@@ -38,6 +38,33 @@
 ///   have appended a whole report, which truncation would destroy. An extra newline at worst adds
 ///   an empty line, which readers skip.
 ///
+/// ## Durability
+///
+/// What a report survives depends on when it is written and whether it is synced:
+///
+/// | setting | survives a crash of the process | survives a crash of the operating system or a power cut |
+/// |---|---|---|
+/// | reporter ``NonFatalReporter/Delivery/queued`` | once the queue delivered it | once synced |
+/// | reporter ``NonFatalReporter/Delivery/writtenBeforeReturn`` | once `record` returned | once synced |
+/// | ``fsyncEachReport`` | — | each report, before `record` returns in written-before-return delivery |
+/// | ``NonFatalReporter/flush()`` | every report recorded before it | every report recorded before it: it calls ``flush()``, which syncs the file |
+///
+/// A write that returned is in the kernel's page cache, which outlives the process but not the
+/// kernel; `fsync(2)` waits until the storage has it, a cost per report that docs/reliability.md
+/// measures. Most apps sync at points instead: ``NonFatalReporter/flush()`` when going to the
+/// background, every few minutes on a server.
+///
+/// ```swift
+/// let sink = try JSONLinesReportSink(path: "/var/log/app/nonfatal.jsonl", fsyncEachReport: true)
+/// let reporter = NonFatalReporter(
+///     configuration: .init(build: BuildIdentity(version: "2.4.1", revision: "3f9c2ab"), delivery: .writtenBeforeReturn),
+///     sinks: [sink]
+/// )
+/// ```
+///
+/// In written-before-return delivery the recording thread waits for the write (and the sync): point
+/// the sink at a regular file, not at a named pipe, whose reader could make it wait without end.
+///
 /// ## Size
 ///
 /// The file stops growing at ``maximumFileSize``: a report that would pass it is dropped, counted
@@ -45,7 +72,7 @@
 /// counts a sink failure). The sink does not rotate: renaming a file that other processes still
 /// append to would split or lose their lines. Rotate from outside (logrotate's `copytruncate`
 /// works, since every write appends at the current end), or give each process its own file.
-public final class JSONLinesReportSink: ReportSink {
+public final class JSONLinesReportSink: SynchronousReportSink {
     /// The file's path.
     public let path: String
     /// The size past which reports are dropped.
@@ -55,6 +82,9 @@ public final class JSONLinesReportSink: ReportSink {
     /// `false` also when the sink could not read the file's end (a write-only file): it then puts
     /// a newline in front of its first report instead, whether or not the last line was torn.
     public let sealedTornLine: Bool
+    /// Whether each report is synced to storage (`fsync(2)`) before ``receiveSynchronously(_:)``
+    /// returns.
+    public let fsyncEachReport: Bool
 
     /// What the writes left behind.
     private struct WriteState {
@@ -89,10 +119,18 @@ public final class JSONLinesReportSink: ReportSink {
     ///   - maximumFileSize: The size past which reports are dropped; 10 MiB by default, thousands
     ///     of reports (one is 1–2 KB): many sessions' worth, since a session sends at most a few
     ///     hundred, yet small enough to read at once and to keep on any device.
+    ///   - fsyncEachReport: Whether each report is synced to storage before the write returns, to
+    ///     survive a crash of the operating system or a power cut (see Durability above); off by
+    ///     default, since ``NonFatalReporter/flush()`` syncs at the points the app chooses.
     /// - Throws: ``ReportingErrorCode/cannotOpenFile`` when the file cannot be opened or sealed.
-    public init(path: String, maximumFileSize: Int = 10 * 1024 * 1024) throws(ReportingError) {
+    public init(
+        path: String,
+        maximumFileSize: Int = 10 * 1024 * 1024,
+        fsyncEachReport: Bool = false
+    ) throws(ReportingError) {
         self.path = path
         self.maximumFileSize = max(0, maximumFileSize)
+        self.fsyncEachReport = fsyncEachReport
         // Opening a named pipe for writing waits until something reads it, which may be never:
         // open without waiting (a pipe nobody reads fails with ENXIO), then write with waits again.
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0o644)
@@ -125,9 +163,42 @@ public final class JSONLinesReportSink: ReportSink {
     public var droppedForSize: Int { state.withLock { $0.droppedForSize } }
 
     public func receive(_ report: NonFatalReport) async throws {
+        try receiveSynchronously(report)
+    }
+
+    /// Appends the report as one line, and syncs the file if ``fsyncEachReport`` says so.
+    ///
+    /// - Parameter report: The report.
+    /// - Throws: ``ReportingErrorCode/fileFull`` past ``maximumFileSize``,
+    ///   ``ReportingErrorCode/cannotWriteFile`` when the write or the sync fails, or the encoder's
+    ///   error.
+    public func receiveSynchronously(_ report: NonFatalReport) throws {
         var line = try report.jsonLine()
         line.append(UInt8(ascii: "\n"))
         try append(line)
+    }
+
+    /// Syncs the file to storage (`fsync(2)`), so that every report written so far survives a
+    /// crash of the operating system or a power cut. A named pipe or a device, which cannot be
+    /// synced, is left as it is.
+    ///
+    /// - Throws: ``ReportingErrorCode/cannotWriteFile`` when the sync fails (the storage
+    ///   reported an error: reports written since the last sync may be lost).
+    public func flush() async throws {
+        try state.withLock { _ in try sync() }
+    }
+
+    /// `fsync(2)` of the descriptor; call it under the state lock, so that it follows the writes
+    /// before it.
+    private func sync() throws(ReportingError) {
+        while fsync(descriptor) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            // EINVAL: a pipe, a socket or a device, which has nothing to sync.
+            if code == EINVAL || code == EROFS { return }
+            throw Self.error(
+                .cannotWriteFile, path: path, errno: code, reason: "Cannot sync the report file to storage.")
+        }
     }
 
     /// Appends one whole line with one `write(2)`, preceded by the newline that seals a line an
@@ -153,6 +224,8 @@ public final class JSONLinesReportSink: ReportSink {
             }
             if written == bytes.count {
                 state.needsSeal = false
+                guard fsyncEachReport else { return nil }
+                do throws(ReportingError) { try sync() } catch { return error }
                 return nil
             }
             let code = errno

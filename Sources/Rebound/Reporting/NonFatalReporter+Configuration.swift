@@ -5,6 +5,27 @@
 #endif
 
 extension NonFatalReporter {
+    /// When a first occurrence's report reaches the sinks: after ``record(_:context:fileID:line:function:)``
+    /// returns, or before.
+    ///
+    /// | mode | a report whose `record` returned | `record` costs |
+    /// |---|---|---|
+    /// | ``queued`` | waits in memory; lost if the process dies first | a lock and a queue append |
+    /// | ``writtenBeforeReturn`` | is in every ``SynchronousReportSink`` (the file): survives a crash of the process | one `write(2)` per report, and an `fsync(2)` if the sink syncs each report |
+    ///
+    /// docs/reliability.md has the measured cost of each. Repeat counts travel in repeat summaries
+    /// at each ``flush()`` whatever the mode, so a crash loses the repeats counted since the last
+    /// flush; a crash of the operating system or a power cut also loses what the kernel has not
+    /// written to storage yet, unless the file sink syncs each report or the app calls
+    /// ``flush()``, which syncs it.
+    public enum Delivery: Sendable, Hashable {
+        /// Every sink gets the report from the reporter's background task; `record` never waits.
+        case queued
+        /// Each ``SynchronousReportSink`` gets the report on the recording thread before `record`
+        /// returns; the other sinks get it from the queue, as in ``queued``.
+        case writtenBeforeReturn
+    }
+
     /// How a reporter identifies its reports, and how much it sends.
     ///
     /// The app makes one at start-up, with the build it is and a session:
@@ -25,6 +46,7 @@ extension NonFatalReporter {
     /// | ``queueCapacity`` | 256 | a whole session's first occurrences (50) and one flush's summaries (50) with room to spare; about half a megabyte for reports of 2 KB, a megabyte if every one carries 500-character texts, the most a reason or a context key or value keeps in a report |
     /// | ``sinkTimeout`` | 5 s | long enough for a slow disk or a remote collector, short enough that a hung sink holds the queue back by at most that much per report |
     /// | ``flushTimeout`` | 10 s | two sink timeouts: time for the last reports to pass one slow sink; an app that is shutting down should not hang longer |
+    /// | ``delivery`` | ``Delivery/queued`` | recording never waits for a disk; an app that must keep the reports of a crash chooses ``Delivery/writtenBeforeReturn`` |
     ///
     /// The tool the talk used allowed 8 non-fatals per session, repeats included: one error in a
     /// loop used them all and hid the others. Counting repeats instead of sending them is what lets
@@ -55,6 +77,8 @@ extension NonFatalReporter {
         public var sinkTimeout: Duration
         /// How long ``NonFatalReporter/flush()`` waits for the queue to drain.
         public var flushTimeout: Duration
+        /// Whether reports wait in the queue or are written before `record` returns.
+        public var delivery: Delivery
 
         /// Creates a configuration; see the table above for the defaults' reasons.
         ///
@@ -67,6 +91,7 @@ extension NonFatalReporter {
         ///   - queueCapacity: At least 1.
         ///   - sinkTimeout: How long a sink may take with one report.
         ///   - flushTimeout: How long a flush waits.
+        ///   - delivery: Queued, or written to the synchronous sinks before `record` returns.
         public init(
             build: BuildIdentity,
             sessionID: UUID = UUID(),
@@ -75,7 +100,8 @@ extension NonFatalReporter {
             maximumReportsPerChain: Int = 5,
             queueCapacity: Int = 256,
             sinkTimeout: Duration = .seconds(5),
-            flushTimeout: Duration = .seconds(10)
+            flushTimeout: Duration = .seconds(10),
+            delivery: Delivery = .queued
         ) {
             self.build = build
             self.sessionID = sessionID
@@ -85,6 +111,7 @@ extension NonFatalReporter {
             self.queueCapacity = max(1, queueCapacity)
             self.sinkTimeout = sinkTimeout
             self.flushTimeout = flushTimeout
+            self.delivery = delivery
         }
     }
 }

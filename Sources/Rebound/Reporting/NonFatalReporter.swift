@@ -1,4 +1,5 @@
 import Tracing
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -52,6 +53,16 @@ import Tracing
 /// a lock and queues the report. One background task per reporter delivers the queue to every sink,
 /// each within ``Configuration/sinkTimeout``; a sink that throws or hangs is counted in
 /// ``ReportStatistics/sinkFailures`` and the others still get the report.
+///
+/// ## Surviving a crash
+///
+/// A queued report dies with the process. With ``Configuration/delivery`` set to
+/// ``Delivery/writtenBeforeReturn``, `record` writes a first occurrence's report to each
+/// ``SynchronousReportSink`` (``JSONLinesReportSink``) before it returns, so a report whose
+/// `record` returned is in the file even if the process is killed the next instant; the cost is
+/// one `write(2)` on the recording thread. ``flush()`` is the point of durability past a crash of
+/// the operating system: it syncs the file (``ReportSink/flush()``), and
+/// ``JSONLinesReportSink``'s `fsyncEachReport` syncs every report instead.
 public final class NonFatalReporter: Sendable {
     /// The build, session and limits this reporter was made with.
     public let configuration: Configuration
@@ -83,8 +94,10 @@ public final class NonFatalReporter: Sendable {
 
     /// Records a non-fatal error and returns it, so that the caller can throw it.
     ///
-    /// Never waits and never fails: the report is queued for the sinks, counted as a repeat, or
-    /// dropped by a cap and counted as dropped (``statistics``). Sensitive values of `context`
+    /// Never fails: the report is queued for the sinks, counted as a repeat, or dropped by a cap
+    /// and counted as dropped (``statistics``). Never waits, unless ``Configuration/delivery`` is
+    /// ``Delivery/writtenBeforeReturn``: then a report (not a repeat) is written to each
+    /// ``SynchronousReportSink`` first. Sensitive values of `context`
     /// and of the error chain's contexts are redacted before anything leaves this call, and
     /// reasons and context keys and values longer than 500 characters are cut (ending in `…`),
     /// so that a response body recorded by mistake cannot make a report megabytes long.
@@ -125,8 +138,13 @@ public final class NonFatalReporter: Sendable {
     /// What the reporter did so far: occurrences recorded, sent, counted, dropped, and sink failures.
     public var statistics: ReportStatistics { queue.statistics }
 
-    /// Sends the repeat counts gathered so far and any new drop counts, and waits until every
-    /// report queued so far reached the sinks, at most ``Configuration/flushTimeout``.
+    /// Sends the repeat counts gathered so far and any new drop counts, waits until every
+    /// report queued so far reached the sinks, then asks each sink to make them durable
+    /// (``ReportSink/flush()``: the file sink syncs its file to storage); all within
+    /// ``Configuration/flushTimeout``, each sink's flush within ``Configuration/sinkTimeout``.
+    ///
+    /// Once it returns, the reports recorded before it survive a crash of the process and, in a
+    /// ``JSONLinesReportSink``, one of the operating system or a power cut.
     ///
     /// Each repeat summary uses one of its chain's reports (``Configuration/maximumReportsPerChain``),
     /// so flush at natural points (the app going to the background, every few minutes on a server)

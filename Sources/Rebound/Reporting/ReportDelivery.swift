@@ -1,12 +1,13 @@
 import Tracing
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
     import Foundation
 #endif
 
-/// Delivery of one report to one sink, within a timeout that does not depend on the sink's
-/// cooperation.
+/// One sink's delivery of one report, or its flush, within a timeout that does not depend on the
+/// sink's cooperation.
 enum ReportDelivery {
     enum Outcome: Sendable, Equatable {
         case delivered
@@ -14,16 +15,16 @@ enum ReportDelivery {
         case timedOut
     }
 
-    /// Delivers `item` to `sink`, or gives up after `timeout`.
+    /// Runs `operation` (a sink's delivery or flush), or gives up after `timeout`.
     ///
-    /// The sink runs in a task of its own, under the service context of the code that recorded the
-    /// error. The timeout cancels that task and returns at once: a sink that ignores cancellation
-    /// keeps running, but nobody waits for it.
-    static func deliver(
-        _ item: QueuedReport,
-        to sink: any ReportSink,
+    /// The operation runs in a task of its own, under `serviceContext`. The timeout cancels that
+    /// task and returns at once: an operation that ignores cancellation keeps running, but nobody
+    /// waits for it.
+    static func run(
+        serviceContext: ServiceContext?,
         timeout: Duration,
-        sleep: @escaping @Sendable (Duration) async throws -> Void
+        sleep: @escaping @Sendable (Duration) async throws -> Void,
+        operation: @escaping @Sendable () async throws -> Void
     ) async -> Outcome {
         await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             let pending = Locked<CheckedContinuation<Outcome, Never>?>(continuation)
@@ -37,11 +38,11 @@ enum ReportDelivery {
                 do { try await sleep(timeout) } catch { return }
                 if finish(.timedOut) { delivery.withLock { $0 }?.cancel() }
             }
-            let task = ServiceContext.withValue(item.serviceContext) {
+            let task = ServiceContext.withValue(serviceContext) {
                 Task {
                     let outcome: Outcome
                     do {
-                        try await sink.receive(item.report)
+                        try await operation()
                         outcome = .delivered
                     } catch {
                         outcome = .failed

@@ -1,4 +1,5 @@
 import Tracing
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -9,6 +10,9 @@ import Tracing
 struct QueuedReport: Sendable {
     var report: NonFatalReport
     var serviceContext: ServiceContext?
+    /// Whether the synchronous sinks got the report before `record` returned, so that only the
+    /// others are left.
+    var writtenBeforeReturn = false
 }
 
 /// The reporter's ledger, bounded queue and single background delivery task, under one lock.
@@ -20,7 +24,13 @@ struct QueuedReport: Sendable {
 ///   no waiting)                                 │                    sinks at once      sinkTimeout
 ///  flush() ──▶ repeat summaries, drops report ──┘
 ///          ──▶ waits (≤ flushTimeout) until everything queued so far is delivered
+///          ──▶ each sink's flush() (≤ sinkTimeout, and what is left of flushTimeout)
 /// ```
+///
+/// With ``NonFatalReporter/Delivery/writtenBeforeReturn``, `record()` also writes a first
+/// occurrence's report to each ``SynchronousReportSink`` itself, after the lock, and queues it
+/// only for the other sinks (not at all when there are none). When the queue is full, the report
+/// is still written, and each other sink counts a sink failure: the occurrence was sent.
 ///
 /// Deciding about an occurrence and queueing its report happen under the same lock, so statistics
 /// never count a report that is not in the queue.
@@ -66,10 +76,21 @@ final class ReportQueue: Sendable {
             }
             return true
         }
+
+        /// Counts the sink failures among `outcomes`.
+        mutating func countFailures(_ outcomes: [ReportDelivery.Outcome]) {
+            for outcome in outcomes where outcome != .delivered {
+                ledger.sinkFailed(timedOut: outcome == .timedOut)
+            }
+        }
     }
 
     private let state: Locked<State>
     private let sinks: [any ReportSink]
+    /// The sinks `record()` writes to before it returns; none in queued delivery.
+    private let synchronousSinks: [any SynchronousReportSink]
+    /// The sinks left for the queue when the synchronous ones got a report before `record()` returned.
+    private let queuedSinks: [any ReportSink]
     private let capacity: Int
     private let sinkTimeout: Duration
     private let flushTimeout: Duration
@@ -84,6 +105,13 @@ final class ReportQueue: Sendable {
     ) {
         state = Locked(State(ledger: ReportLedger(configuration: configuration)))
         self.sinks = sinks
+        if configuration.delivery == .writtenBeforeReturn {
+            synchronousSinks = sinks.compactMap { $0 as? any SynchronousReportSink }
+            queuedSinks = sinks.filter { !($0 is any SynchronousReportSink) }
+        } else {
+            synchronousSinks = []
+            queuedSinks = sinks
+        }
         capacity = max(1, configuration.queueCapacity)
         sinkTimeout = configuration.sinkTimeout
         flushTimeout = configuration.flushTimeout
@@ -98,7 +126,8 @@ final class ReportQueue: Sendable {
 
     // MARK: - Recording
 
-    /// Decides about one occurrence and queues its report if it gets one. Never waits.
+    /// Decides about one occurrence and queues its report if it gets one; in written-before-return
+    /// delivery, writes the report to the synchronous sinks first. Never waits otherwise.
     func record(
         _ chain: ErrorChain,
         context: [ErrorChain.Link.ContextEntry],
@@ -109,21 +138,41 @@ final class ReportQueue: Sendable {
     ) {
         let time = now()
         var handOff: [(CheckedContinuation<QueuedReport?, Never>, QueuedReport?)] = []
-        state.withLock { state in
+        let toWrite = state.withLock { state -> NonFatalReport? in
             guard state.accepting else {
                 // After shutdown nothing is delivered any more; the occurrence is still counted.
                 state.ledger.droppedAfterShutdown()
-                return
+                return nil
             }
             let decision = state.ledger.record(
                 chain, context: context, fileID: fileID, line: line, function: function, time: time)
-            guard case .send(let report) = decision else { return }
-            let item = QueuedReport(report: report, serviceContext: serviceContext)
+            guard case .send(let report) = decision else { return nil }
+            let writesFirst = !synchronousSinks.isEmpty
+            guard !writesFirst || !queuedSinks.isEmpty else { return report }
+            let item = QueuedReport(report: report, serviceContext: serviceContext, writtenBeforeReturn: writesFirst)
             if !state.enqueue(item, capacity: capacity, handOff: &handOff) {
-                state.ledger.firstOccurrenceDropped(report)
+                if writesFirst {
+                    for _ in queuedSinks { state.ledger.sinkFailed(timedOut: false) }
+                } else {
+                    state.ledger.firstOccurrenceDropped(report)
+                }
             }
+            return writesFirst ? report : nil
         }
         for (deliverer, item) in handOff { deliverer.resume(returning: item) }
+        if let toWrite { writeBeforeReturn(toWrite) }
+    }
+
+    /// Writes a report to every synchronous sink, on the recording thread.
+    private func writeBeforeReturn(_ report: NonFatalReport) {
+        var failures = 0
+        for sink in synchronousSinks {
+            do { try sink.receiveSynchronously(report) } catch { failures += 1 }
+        }
+        guard failures > 0 else { return }
+        state.withLock { state in
+            for _ in 0..<failures { state.ledger.sinkFailed(timedOut: false) }
+        }
     }
 
     // MARK: - Flushing
@@ -145,8 +194,15 @@ final class ReportQueue: Sendable {
         }
         await waitUntilDelivered(queuedBefore, timeout: flushTimeout)
         let target = queueSummaries(final: final)
+        await waitUntilDelivered(target, timeout: max(.zero, flushTimeout - (clock.now() - start)))
+        // A flush that ran out of time leaves the sinks alone: a sink's flush may well wait for
+        // the deliveries that took the time.
         let left = flushTimeout - (clock.now() - start)
-        await waitUntilDelivered(target, timeout: max(.zero, left))
+        guard left > .zero else { return }
+        let outcomes = await everySink(sinks, timeout: min(sinkTimeout, left), serviceContext: nil) {
+            try await $0.flush()
+        }
+        countFailures(outcomes)
     }
 
     /// Ends the session without waiting, for a reporter that goes away without a shutdown: queues
@@ -255,21 +311,12 @@ final class ReportQueue: Sendable {
 
     private func deliverAll() async {
         while let item = await nextReport() {
-            let outcomes = await withTaskGroup(of: ReportDelivery.Outcome.self) { group in
-                for sink in sinks {
-                    group.addTask { [sinkTimeout, clock] in
-                        await ReportDelivery.deliver(
-                            item, to: sink, timeout: sinkTimeout, sleep: { try await clock.sleep(for: $0) })
-                    }
-                }
-                var outcomes: [ReportDelivery.Outcome] = []
-                for await outcome in group { outcomes.append(outcome) }
-                return outcomes
-            }
+            let outcomes = await everySink(
+                item.writtenBeforeReturn ? queuedSinks : sinks, timeout: sinkTimeout,
+                serviceContext: item.serviceContext
+            ) { try await $0.receive(item.report) }
             let released = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                for outcome in outcomes where outcome != .delivered {
-                    state.ledger.sinkFailed(timedOut: outcome == .timedOut)
-                }
+                state.countFailures(outcomes)
                 state.delivered += 1
                 let due = state.waiters.filter { $0.value.target <= state.delivered }
                 for id in due.keys { state.waiters[id] = nil }
@@ -283,5 +330,30 @@ final class ReportQueue: Sendable {
             return state.waiters.values.map(\.continuation)
         }
         for continuation in released { continuation.resume() }
+    }
+
+    /// Runs `operation` on every sink at once, each within `timeout`, and returns the outcomes.
+    private func everySink(
+        _ sinks: [any ReportSink],
+        timeout: Duration,
+        serviceContext: ServiceContext?,
+        _ operation: @escaping @Sendable (any ReportSink) async throws -> Void
+    ) async -> [ReportDelivery.Outcome] {
+        await withTaskGroup(of: ReportDelivery.Outcome.self) { group in
+            for sink in sinks {
+                group.addTask { [clock] in
+                    await ReportDelivery.run(
+                        serviceContext: serviceContext, timeout: timeout, sleep: { try await clock.sleep(for: $0) }
+                    ) { try await operation(sink) }
+                }
+            }
+            var outcomes: [ReportDelivery.Outcome] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+    }
+
+    private func countFailures(_ outcomes: [ReportDelivery.Outcome]) {
+        state.withLock { $0.countFailures(outcomes) }
     }
 }

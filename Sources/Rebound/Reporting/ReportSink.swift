@@ -20,10 +20,44 @@
 ///     }
 /// }
 /// ```
+///
+/// A sink that keeps reports somewhere it can make durable (a file, a buffer it sends in batches)
+/// does so in ``flush()``, which ``NonFatalReporter/flush()`` calls once the queue is delivered.
 public protocol ReportSink: Sendable {
     /// Takes one report somewhere.
     ///
     /// - Parameter report: The report; its context and chain are already redacted.
     /// - Throws: Any error; the reporter counts it as a sink failure and goes on.
     func receive(_ report: NonFatalReport) async throws
+
+    /// Makes every report received so far durable: synced to storage, sent from a buffer.
+    ///
+    /// The reporter calls it at each ``NonFatalReporter/flush()`` and at
+    /// ``NonFatalReporter/shutdown()``, after every report queued before them was delivered, within
+    /// ``NonFatalReporter/Configuration/sinkTimeout``. The default does nothing: a sink that sends
+    /// each report on at once has nothing left to make durable.
+    ///
+    /// - Throws: Any error; the reporter counts it as a sink failure.
+    func flush() async throws
+}
+
+extension ReportSink {
+    /// Does nothing: the sink keeps nothing back.
+    public func flush() async throws {}
+}
+
+/// A sink that can take a report synchronously, so that a reporter whose
+/// ``NonFatalReporter/Configuration/delivery`` is ``NonFatalReporter/Delivery/writtenBeforeReturn``
+/// hands it each report before ``NonFatalReporter/record(_:context:fileID:line:function:)`` returns.
+///
+/// ``receiveSynchronously(_:)`` runs on the thread of the code that records, while it waits: it
+/// should be quick and must not wait on anything that may never come (a network peer, a lock held
+/// across an `await`). ``JSONLinesReportSink`` is one: one `write(2)` per report, and an
+/// `fsync(2)` if asked.
+public protocol SynchronousReportSink: ReportSink {
+    /// Takes one report somewhere before returning.
+    ///
+    /// - Parameter report: The report; its context and chain are already redacted.
+    /// - Throws: Any error; the reporter counts it as a sink failure and goes on.
+    func receiveSynchronously(_ report: NonFatalReport) throws
 }

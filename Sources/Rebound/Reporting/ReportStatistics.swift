@@ -22,7 +22,9 @@ public struct ReportStatistics: Hashable, Sendable, Codable {
     public var droppedByQueueFull = 0
     /// ``NonFatalReport/Kind/repeats`` reports made.
     public var repeatReports = 0
-    /// Deliveries to a sink that threw or timed out (timeouts included).
+    /// Deliveries to a sink (and sink flushes) that threw or timed out, timeouts included; in
+    /// written-before-return delivery, also a report the queue had no room for, once per sink
+    /// that missed it.
     public var sinkFailures = 0
     /// Deliveries to a sink that timed out.
     public var sinkTimeouts = 0

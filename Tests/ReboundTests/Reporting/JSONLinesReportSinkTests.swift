@@ -25,6 +25,36 @@ import Testing
         #expect(contents.reports.first?.error == talkExample().chain)
     }
 
+    @Test(arguments: [false, true])
+    func writtenBeforeReturnEachReportIsInTheFileWhenRecordReturns(fsyncEachReport: Bool) async throws {
+        let directory = try ReportingFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("reports.jsonl").path
+        let reporter = ReportingFixture.reporter(
+            [try JSONLinesReportSink(path: path, fsyncEachReport: fsyncEachReport)],
+            configuration: ReportingFixture.configuration(delivery: .writtenBeforeReturn))
+        for code in 1...3 {
+            reporter.record(ReportingFixture.error(code))
+            let contents = try JSONLinesReportReader().read(paths: [path])
+            #expect(contents.invalidLines.isEmpty)
+            #expect(contents.reports.map(\.chain).last == "LO43-PR\(code)-NE2")
+            #expect(contents.reports.count == code)
+        }
+        #expect(reporter.statistics.sinkFailures == 0)
+    }
+
+    @Test func aDeviceThatCannotBeSyncedIsWrittenAndFlushedWithoutAnError() async throws {
+        // fsync(2) of /dev/null fails with EINVAL: there is nothing to sync, which is no failure.
+        let sink = try JSONLinesReportSink(path: "/dev/null", fsyncEachReport: true)
+        let reporter = ReportingFixture.reporter(
+            [sink], configuration: ReportingFixture.configuration(delivery: .writtenBeforeReturn))
+        reporter.record(ReportingFixture.error(1))
+        await reporter.flush()
+        #expect(reporter.statistics.sent == 1)
+        #expect(reporter.statistics.sinkFailures == 0)
+        try await sink.flush()
+    }
+
     @Test func aTornLineIsSealedOnOpenSkippedByTheReaderAndTheFileStaysWellFormed() async throws {
         let directory = try ReportingFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

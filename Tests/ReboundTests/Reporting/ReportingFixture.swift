@@ -17,7 +17,8 @@ enum ReportingFixture {
         // returns at once, and every test of the run shares two cores (more so under the thread
         // sanitizer). Tests of the timeouts themselves pass their own, with a test clock.
         sinkTimeout: Duration = .seconds(60),
-        flushTimeout: Duration = .seconds(60)
+        flushTimeout: Duration = .seconds(60),
+        delivery: NonFatalReporter.Delivery = .queued
     ) -> NonFatalReporter.Configuration {
         NonFatalReporter.Configuration(
             build: build,
@@ -26,7 +27,8 @@ enum ReportingFixture {
             maximumReportsPerChain: maximumReportsPerChain,
             queueCapacity: queueCapacity,
             sinkTimeout: sinkTimeout,
-            flushTimeout: flushTimeout
+            flushTimeout: flushTimeout,
+            delivery: delivery
         )
     }
 
@@ -73,6 +75,54 @@ final class RecordingReportSink: ReportSink {
 
     func receive(_ report: NonFatalReport) async throws {
         received.withLock { $0.append(report) }
+    }
+}
+
+/// A synchronous sink that tells the two ways a report reaches it apart, and counts its flushes.
+final class SynchronousRecordingSink: SynchronousReportSink {
+    enum Event: Equatable {
+        case written(Int)
+        case received(Int)
+        case flushed
+    }
+
+    private let recorded = Locked<[Event]>([])
+    private let failing: Bool
+
+    /// - Parameter failing: Whether `receiveSynchronously` throws (after noting the report).
+    init(failing: Bool = false) { self.failing = failing }
+
+    /// What happened, in order; reports by sequence number.
+    var events: [Event] { recorded.withLock { $0 } }
+    var written: [Int] { events.compactMap { if case .written(let sequence) = $0 { sequence } else { nil } } }
+    var received: [Int] { events.compactMap { if case .received(let sequence) = $0 { sequence } else { nil } } }
+
+    func receiveSynchronously(_ report: NonFatalReport) throws {
+        recorded.withLock { $0.append(.written(report.sequence)) }
+        if failing { throw FailingReportSink.Failure() }
+    }
+
+    func receive(_ report: NonFatalReport) async throws {
+        recorded.withLock { $0.append(.received(report.sequence)) }
+    }
+
+    func flush() async throws {
+        recorded.withLock { $0.append(.flushed) }
+    }
+}
+
+/// A sink that takes every report but fails, or hangs until cancelled, when asked to flush.
+struct UnflushableReportSink: ReportSink {
+    var hangs = false
+
+    func receive(_ report: NonFatalReport) async throws {}
+
+    func flush() async throws {
+        if hangs {
+            let stream = AsyncStream<Never> { _ in }
+            for await _ in stream {}
+        }
+        throw FailingReportSink.Failure()
     }
 }
 
