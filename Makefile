@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix lint docs samples api format benchmark benchmark-report
+.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix report-cost lint docs samples api format benchmark benchmark-report
 
 setup:
 	@scripts/setup.sh
@@ -29,6 +29,11 @@ test: setup-tests lint docs
 fault-matrix: setup-tests
 	REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix --filter FaultMatrixTests
 
+## What a non-fatal report costs in each delivery mode, in release mode (docs/reliability.md).
+report-cost: setup
+	$(SWIFT) build -c release --product reliability
+	.build/release/reliability report-cost
+
 ## The whole suite under the address sanitizer, in a scratch path of its own. Leak detection is
 ## off; docs/reliability.md says why.
 test-asan: setup-tests
@@ -40,7 +45,7 @@ test-tsan: setup-tests
 		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
 
 ## The libraries' DocC documentation, in .build/docs/<module>; any warning (a broken link, an
 ## undocumented parameter) fails it.
@@ -64,7 +69,7 @@ api: setup
 	scripts/api-summary.py
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
 
 ## Release-mode transport benchmark against nginx, C libcurl and URLSession (see docs/performance.md).
 benchmark: setup

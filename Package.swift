@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "transport-demo", targets: ["TransportDemo"]),
         .executable(name: "transport-benchmark", targets: ["TransportBenchmark"]),
         .executable(name: "decoding-benchmark", targets: ["DecodingBenchmark"]),
+        .executable(name: "reliability", targets: ["Reliability"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -127,6 +128,15 @@ let package = Package(
             dependencies: ["Rebound"],
             path: "Benchmarks/DecodingBenchmark"
         ),
+        // docs/reliability.md's measurements (report costs, the soak) and the crash test's child.
+        .executableTarget(
+            name: "Reliability",
+            dependencies: [
+                "Rebound",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/Reliability"
+        ),
         // What the test targets share (running blocking work off Swift's pool); not a product.
         .target(
             name: "TestSupport",
@@ -168,6 +178,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "ReboundCLI", "MockBackendServer", "TaskClient", "ReboundMockBackend", "TestSupport",
+                // The crash test runs `reliability record-reports` and reads the file it wrote.
+                "Reliability", "Rebound", "ReboundReportAnalysis",
                 // To parse the commands' options in process, as well as running the binaries.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
