@@ -1,6 +1,7 @@
 import CCurl
 import Glibc
 import Rebound
+import Synchronization
 
 /// The one thread that drives every transfer of a ``CurlTransport`` through a libcurl multi handle.
 ///
@@ -46,6 +47,12 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let idleHandles: Locked<[CurlEasyHandle]>
     private let maxIdleHandles: Int
     private let thread = Locked<pthread_t?>(nil)
+    /// Transfers submitted and not handed back to their callers yet: once every call has ended,
+    /// any left is a transfer nobody waits for (``CurlTransport/activeTransfers``).
+    private let unfinishedTransfers = Atomic<Int>(0)
+
+    /// Transfers submitted and not handed back yet.
+    var unfinishedTransferCount: Int { unfinishedTransfers.load(ordering: .relaxed) }
 
     // Loop-thread state: only the loop thread touches it.
     /// The transfers libcurl is running, each at its ``CurlTransfer/activeIndex``: removing one
@@ -120,6 +127,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         // can still be on its way to the multi handle, which the loop then cleans up.
         inbox.withLock { inbox -> Bool in
             guard !inbox.isShutDown else { return false }
+            if case .start = command { unfinishedTransfers.add(1, ordering: .relaxed) }
             inbox.commands.append(command)
             if inbox.isPolling {
                 inbox.isPolling = false
@@ -281,6 +289,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         // new connection refused, a timeout, a cancellation) leaves libcurl's count raised unseen.
         guard let continuation = transfer.continuation else { return }
         transfer.continuation = nil
+        unfinishedTransfers.subtract(1, ordering: .relaxed)
         transfer.markHandedBack()
         if transfer.resumesOnLoop {
             continuation.resume(returning: outcome)

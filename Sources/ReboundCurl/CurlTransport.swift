@@ -1,5 +1,6 @@
 public import HTTPTypes
 public import Rebound
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -84,6 +85,12 @@ public final class CurlTransport: HTTPTransport {
     /// their results resume them without a hop back. Keep such code short and non-blocking, since
     /// it holds up every transfer while it runs. `nil` when libcurl could not be initialised.
     public var executor: (any TaskExecutor)? { loop }
+
+    /// Requests sent and not answered yet, for tests and the soak test: once every call has ended
+    /// (or after ``shutdown()``), any left is a transfer that nobody waits for.
+    package var activeTransfers: Int {
+        loop?.unfinishedTransferCount ?? 0
+    }
 
     /// Ends every request in flight with `NetworkErrorCode.cancelled`, closes the connections the
     /// transport keeps for later requests, and stops the thread.

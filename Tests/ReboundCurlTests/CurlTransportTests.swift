@@ -532,6 +532,28 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func activeTransfersCountsARequestUntilItsCallerHasItsOutcome() async throws {
+        try await withLoopback { server, transport in
+            _ = try await transport.send(server.request("/hello"))
+            #expect(transport.activeTransfers == 0)
+            let stalled = Task { try await transport.send(server.request("/stall")) }
+            #expect(await waitUntil { transport.activeTransfers == 1 })
+            stalled.cancel()
+            _ = await stalled.result
+            #expect(transport.activeTransfers == 0)
+        }
+    }
+
+    @Test func activeTransfersIsZeroAfterShutdownEndedTheRequestsInFlight() async throws {
+        try await withLoopback { server, transport in
+            let stalled = (0..<3).map { _ in Task { try await transport.send(server.request("/stall")) } }
+            #expect(await waitUntil { transport.activeTransfers == 3 })
+            transport.shutdown()
+            for task in stalled { _ = await task.result }
+            #expect(transport.activeTransfers == 0)
+        }
+    }
+
     @Test(arguments: ["/stall", "/stall-mid-body"])
     func theStallLimitEndsATransferThatStopsMoving(target: String) async throws {
         try await withLoopback { server, transport in

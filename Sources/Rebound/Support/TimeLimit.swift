@@ -24,7 +24,14 @@ import Synchronization
 /// An operation that blocks its thread instead of suspending holds the caller's thread too, and
 /// cannot be left behind: blocking work belongs off Swift's cooperative pool, behind a
 /// continuation, where it suspends the operation like any other wait.
-enum TimeLimit {
+package enum TimeLimit {
+    /// Operations started and not returned yet: once every call has ended, any left is one that
+    /// was left behind at its limit and still runs (a hook that ignores cancellation), which the
+    /// soak test counts.
+    package static var operationsRunning: Int { running.load(ordering: .relaxed) }
+
+    private static let running = Atomic<Int>(0)
+
     /// The operation's result, or `nil` when `limit` passed first.
     ///
     /// - Parameters:
@@ -40,8 +47,12 @@ enum TimeLimit {
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value? {
         let returned = Flag()
+        running.add(1, ordering: .relaxed)
         let work = startedAtOnce {
-            defer { returned.raise() }
+            defer {
+                running.subtract(1, ordering: .relaxed)
+                returned.raise()
+            }
             return try await operation()
         }
         // Done without suspending: its value is there, and awaiting it does not suspend either.

@@ -1,6 +1,7 @@
 import Foundation
 import Rebound
 import ReboundTesting
+import TestSupport
 import Testing
 
 @Suite struct ReportDeliveryModeTests {
