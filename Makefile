@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix report-cost lint docs samples api format benchmark benchmark-report
+.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix report-cost lint docs samples api format benchmark benchmark-report soak
 
 setup:
 	@scripts/setup.sh
@@ -28,6 +28,13 @@ test: setup-tests lint docs
 ## its count of open file descriptors is exact; prints chains, attempts and overshoots as a table.
 fault-matrix: setup-tests
 	REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix --filter FaultMatrixTests
+
+## 200,000 calls through the recovery pipeline against the loopback server, 5% of them faulty
+## (every fault of the matrix), 32 in flight; checks memory, descriptors, leftovers and every
+## call's chain (docs/reliability.md). Not part of `make test`: it takes minutes. SOAK_CALLS=N
+## runs another number.
+soak: setup-tests
+	REBOUND_SOAK=1 SWIFT=$(SWIFT) scripts/test.sh soak --filter SoakTests
 
 ## What a non-fatal report costs in each delivery mode, in release mode (docs/reliability.md).
 report-cost: setup

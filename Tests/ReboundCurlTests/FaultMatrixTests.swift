@@ -217,28 +217,8 @@ import Testing
             baseURL = "https://127.0.0.1:\(fixture.tlsPort)"
         }
         let misfired = Locked(false)
-        let api = try APIDataManager(
-            baseURL: baseURL,
-            transport: transport,
-            handlers: [
-                BackendTemporaryErrorHandler(
-                    configuration: .init(
-                        backoff: Backoff(base: .milliseconds(10), multiplier: 2, cap: .milliseconds(50), jitter: .full)),
-                    random: SeededRandom(seed: 22)),
-                AuthRefreshHandler(store: InMemoryCredentialStore(Credential(accessToken: "matrix"))) { _ in
-                    misfired.withLock { $0 = true }
-                    return Credential(accessToken: "refreshed")
-                },
-                CaptchaRequiredHandler(
-                    solve: { _ in
-                        misfired.withLock { $0 = true }
-                        return "answer"
-                    },
-                    verify: { _, _ in misfired.withLock { $0 = true } }),
-            ],
-            limits: fault.limits,
-            transportOptions: fault.options
-        )
+        let api = try dataManager(
+            baseURL: baseURL, transport: transport, limits: fault.limits, options: fault.options, misfired: misfired)
         let clock = ContinuousClock()
         let start = clock.now
         let chain: String
@@ -255,6 +235,40 @@ import Testing
         return Outcome(
             chain: chain, attempts: attempts, requests: requests, elapsed: elapsed,
             handlersMisfired: misfired.withLock { $0 })
+    }
+
+    /// A data manager with the three built-in handlers, the temporary-error one with short backoff;
+    /// the auth and captcha handlers raise `misfired` if they ever act.
+    static func dataManager(
+        baseURL: String,
+        transport: CurlTransport,
+        limits: RequestLimits,
+        options: TransportOptions,
+        budget: RetryBudget = RetryBudget(),
+        misfired: Locked<Bool>
+    ) throws -> APIDataManager {
+        try APIDataManager(
+            baseURL: baseURL,
+            transport: transport,
+            handlers: [
+                BackendTemporaryErrorHandler(
+                    configuration: .init(
+                        backoff: Backoff(base: .milliseconds(10), multiplier: 2, cap: .milliseconds(50), jitter: .full)),
+                    budget: budget, random: SeededRandom(seed: 22)),
+                AuthRefreshHandler(store: InMemoryCredentialStore(Credential(accessToken: "matrix"))) { _ in
+                    misfired.withLock { $0 = true }
+                    return Credential(accessToken: "refreshed")
+                },
+                CaptchaRequiredHandler(
+                    solve: { _ in
+                        misfired.withLock { $0 = true }
+                        return "answer"
+                    },
+                    verify: { _, _ in misfired.withLock { $0 = true } }),
+            ],
+            limits: limits,
+            transportOptions: options
+        )
     }
 
     /// The number of open file descriptors, after waiting (at most 5 s) for it to come back to
