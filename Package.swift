@@ -128,7 +128,7 @@ let package = Package(
             dependencies: ["Rebound"],
             path: "Benchmarks/DecodingBenchmark"
         ),
-        // docs/reliability.md's measurements (report costs, the soak) and the crash test's child.
+        // docs/reliability.md's report costs, and the child process of the crash test.
         .executableTarget(
             name: "Reliability",
             dependencies: [

@@ -109,10 +109,16 @@ import Testing
 
     /// Sends `calls` calls over a transport and servers of its own, then shuts them down.
     static func soak(calls: Int) async throws -> Run {
-        let server = try await LoopbackServer.start(routes: [
-            FaultMatrixTests.tasks,
-            LoopbackRoute("GET", pathPrefix: "/faults", handler: FaultMatrixTests.tasks.handler),
-        ])
+        // A client that gives up on a stalled reply closes its side; the server keeps such a
+        // connection until its idle timeout, 60 s by default: at thousands of calls a second the
+        // stalls alone would fill its 1024 connections, and it would reset the healthy calls' new
+        // ones. Five seconds keeps them to about a hundred.
+        let server = try await LoopbackServer.start(
+            limits: LoopbackServer.Limits(idleTimeout: .seconds(5)),
+            routes: [
+                FaultMatrixTests.tasks,
+                LoopbackRoute("GET", pathPrefix: "/faults", handler: FaultMatrixTests.tasks.handler),
+            ])
         let refused = try BlackholeListener.boundSocket()
         let tls = TLSServerFixture.isAvailable ? try await TLSServerFixture.start() : nil
         defer {
