@@ -20,6 +20,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers.git", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -35,6 +36,8 @@ let package = Package(
             name: "Rebound",
             dependencies: [
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The IETF draft's `RateLimit` and `RateLimit-Policy` fields are structured fields.
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
