@@ -21,7 +21,11 @@ public import HTTPTypes
 ///
 /// The budget hears every retryable failure through ``attemptDidEndSynchronously(_:context:)``, the last
 /// attempt's included, and every success; ``recover(from:)`` charges it (and asks it whether to
-/// retry, in one atomic step) when it is asked first.
+/// retry, in one atomic step) when it is asked first. A 429 that an ``AdaptiveRateLimitHandler``
+/// earlier in the list recovered from is not charged: the limiter makes the retry wait for a
+/// token, which is the answer to throttling, and a storm of 429s must not spend the budget that
+/// the service's real failures need. Without a limiter, 429s are retried and charged like the
+/// other statuses.
 ///
 /// Randomness is injected (for jitter and keys): with ``SeededRandom`` the schedule is
 /// reproducible. The date of an HTTP-date `Retry-After` comes from the pipeline's
@@ -168,8 +172,10 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
         switch outcome {
         case .succeeded:
             budget.recordSuccess()
-        case .failed(let failure, _):
+        case .failed(let failure, let record):
             let wasCharged = charged.withLock { $0.remove(context.id) != nil }
+            // A throttle the rate limiter recovered from waits for a token instead of a retry.
+            guard record.handler != AdaptiveRateLimitHandler.handlerName else { return }
             if !wasCharged, isRetryable(failure) { budget.recordFailure() }
         case .cancelled, .refused, .abandoned:
             break

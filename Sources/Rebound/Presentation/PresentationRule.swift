@@ -25,6 +25,17 @@ public struct PresentationRule: Sendable {
         PresentationRule(message) { chain in codes.contains { chain.contains($0) } }
     }
 
+    /// A rule that matches chains with a link of `code` whose context says `retryAfterSeconds`,
+    /// which the message's `{retryAfterSeconds}` shows.
+    static func whenTimed(_ code: RecoveryErrorCode, show message: UserMessage) -> PresentationRule {
+        PresentationRule(message) { chain in
+            chain.links.contains { link in
+                link.domain == RecoveryErrorCode.domain && link.code == code.rawValue
+                    && link.context.contains { $0.key == "retryAfterSeconds" }
+            }
+        }
+    }
+
     /// Rebound's rules for its built-in layers, most specific first.
     ///
     /// | the chain contains | message |
@@ -36,6 +47,7 @@ public struct PresentationRule: Sendable {
     /// | an open circuit (`RE50`) | circuitOpen, with the seconds until the next probe |
     /// | an isolated circuit (`RE51`), or an open one without its time | serviceUnavailable |
     /// | a full concurrency limit (`RE52`) | rateLimited |
+    /// | a rate limiter's wait past the deadline (`RE53`) | rateLimitWait, with the seconds of the wait (rateLimited without them) |
     /// | `HT429`, `BE` rateLimited | rateLimited |
     /// | `HT502`, `HT503`, `HT504`, `BE` temporarilyUnavailable | serviceUnavailable |
     /// | `BE` validationFailure, `HT422` | invalidInput |
@@ -64,15 +76,12 @@ public struct PresentationRule: Sendable {
         .when(BackendErrorCode.unsupportedClientVersion, show: .updateRequired),
         .when(HTTPStatusCode.no426UpgradeRequired, show: .updateRequired),
         // Before the statuses: the refusal is what happened to this call, whatever failed before.
-        PresentationRule(.circuitOpen) { chain in
-            chain.links.contains { link in
-                link.domain == RecoveryErrorCode.domain && link.code == RecoveryErrorCode.circuitOpen.rawValue
-                    && link.context.contains { $0.key == "retryAfterSeconds" }
-            }
-        },
+        .whenTimed(RecoveryErrorCode.circuitOpen, show: .circuitOpen),
         // An open circuit without its time (a chain made by hand) still says the service is down.
         .when(RecoveryErrorCode.circuitOpen, .circuitIsolated, show: .serviceUnavailable),
         .when(RecoveryErrorCode.concurrencyLimitReached, show: .rateLimited),
+        .whenTimed(RecoveryErrorCode.rateLimited, show: .rateLimitWait),
+        .when(RecoveryErrorCode.rateLimited, show: .rateLimited),
         .when(HTTPStatusCode.no429TooManyRequests, show: .rateLimited),
         .when(BackendErrorCode.rateLimited, show: .rateLimited),
         .when(

@@ -17,6 +17,8 @@ extension PresentationStrings {
             "circuitOpen.message": "The service is unavailable. Please try again in {retryAfterSeconds} s.",
             "rateLimited.title": "Too many requests",
             "rateLimited.message": "Too many requests in a short time. Please wait a moment and try again.",
+            "rateLimitWait.title": "Too many requests",
+            "rateLimitWait.message": "Too many requests in a short time. Please try again in {retryAfterSeconds} s.",
             "sessionExpired.title": "Session expired",
             "sessionExpired.message": "Your session has expired. Please sign in again.",
             "verificationFailed.title": "Verification failed",

@@ -45,6 +45,10 @@ public struct UserMessage: Hashable, Sendable {
     public static let circuitOpen = UserMessage("circuitOpen", actions: [.retryLater])
     /// Too many requests.
     public static let rateLimited = UserMessage("rateLimited", actions: [.retryLater])
+    /// The client is holding its requests back for a while, as the service asked (a rate
+    /// limiter's wait past the deadline); the message says when to try again
+    /// (`{retryAfterSeconds}`).
+    public static let rateLimitWait = UserMessage("rateLimitWait", actions: [.retryLater])
     /// The session ended; signing in again helps.
     public static let sessionExpired = UserMessage("sessionExpired", actions: [.signInAgain])
     /// The human-verification challenge was not passed.

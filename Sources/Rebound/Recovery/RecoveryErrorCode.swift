@@ -72,4 +72,9 @@ public enum RecoveryErrorCode: Int, ErrorCode, CaseIterable {
     /// The concurrency limit (bulkhead) was reached and its queue was full, or the call's deadline
     /// passed before an attempt could start: the attempt was not sent.
     case concurrencyLimitReached = 52
+    /// The client-side rate limiter (``AdaptiveRateLimitHandler``) would have had the attempt wait
+    /// for its turn past the call's deadline, so it was not sent: the service throttled recent
+    /// attempts. The context's `retryAfterSeconds` says how long the wait would have been;
+    /// ``RateLimitWait`` carries it as a duration.
+    case rateLimited = 53
 }

@@ -46,7 +46,7 @@ import Testing
             .captchaCancelled: 20, .captchaFailed: 21, .captchaAttemptsExhausted: 22,
             .handlerFailed: 30,
             .cancelled: 40,
-            .circuitOpen: 50, .circuitIsolated: 51, .concurrencyLimitReached: 52,
+            .circuitOpen: 50, .circuitIsolated: 51, .concurrencyLimitReached: 52, .rateLimited: 53,
         ]
         #expect(Self.numbers(of: RecoveryErrorCode.self) == expected)
         #expect(RecoveryErrorCode.domain == "RecoveryError")
