@@ -40,6 +40,8 @@ struct RateLimitRegistry {
         var measuredRate: Double = 0
         var measuredCount: Double = 0
         var measuredBucket: Double
+        /// Whether an interval has ended, so that `measuredRate` means something.
+        var hasMeasured = false
         /// The quota the server last stated, per second: a ceiling on the rate.
         var statedQuota: Double?
         /// When the bucket was last used, in the registry's ticks: for eviction.
@@ -191,6 +193,10 @@ struct RateLimitRegistry {
     }
 
     /// botocore's `RateClocker`: responses per interval, smoothed; the rate measured so far.
+    ///
+    /// Before the first interval ends botocore measures 0, and a throttle then drops the rate to
+    /// its floor (0.5 a second), from which it takes seconds to grow back; here the responses so
+    /// far over at least one interval stand in until then.
     private func measure(_ bucket: inout Bucket, at now: Double) -> Double {
         let interval = configuration.measuringInterval.seconds
         let timeBucket = (now / interval).rounded(.down) * interval
@@ -201,6 +207,10 @@ struct RateLimitRegistry {
                 current * configuration.smoothing + bucket.measuredRate * (1 - configuration.smoothing)
             bucket.measuredCount = 0
             bucket.measuredBucket = timeBucket
+            bucket.hasMeasured = true
+        }
+        guard bucket.hasMeasured else {
+            return bucket.measuredCount / max(interval, now - bucket.measuredBucket)
         }
         return bucket.measuredRate
     }

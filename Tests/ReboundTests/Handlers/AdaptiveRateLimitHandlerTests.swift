@@ -215,6 +215,14 @@ import Testing
         #expect(rates[19] > measured && abs(rates[19] - measured) < 0.001)
     }
 
+    @Test func aThrottleBeforeTheFirstIntervalEndedCutsFromTheRateMeasuredSoFar() async throws {
+        var driver = Driver()
+        // 11 answers in 0.2 s: 22 a second over the half-second interval.
+        try await driver.steady(10, every: .milliseconds(20))
+        try await driver.attempt(.tooManyRequests)
+        #expect(abs(driver.status.rate - 0.7 * 22) < 1e-9)
+    }
+
     @Test func whileLimitingAttemptsAreSpacedByTheRate() async throws {
         var driver = Driver()
         try await driver.steady(100, every: .milliseconds(100))
