@@ -52,6 +52,30 @@ import Testing
         try await server.shutdown()
     }
 
+    @Test func aRateLimitAcceptsItsQuotaInASecondThenAnswers429WithTheStandardFields() async throws {
+        let server = try await Self.server()
+        let counts = RateLimitCounts()
+        server.faults.inject(LoopbackFaultRule(fault: .rateLimited(perSecond: 3, retryAfter: true, counts: counts)))
+
+        let first = try await exchange("/hello", port: server.port)
+        #expect(first.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(first.contains("\r\nRateLimit-Policy: \"default\";q=3;w=1\r\nRateLimit: \"default\";r=2;t=1\r\n"))
+        #expect(first.hasSuffix("hello"))
+        // Four requests in one second pass the quota, however the seconds fall.
+        var refused: String?
+        for _ in 0..<20 where refused == nil {
+            let answer = try await exchange("/hello", port: server.port)
+            if answer.hasPrefix("HTTP/1.1 429 ") { refused = answer }
+        }
+        let answer = try #require(refused)
+        #expect(
+            answer.contains(
+                "\r\nRateLimit-Policy: \"default\";q=3;w=1\r\nRateLimit: \"default\";r=0;t=1\r\nRetry-After: 1\r\n"))
+        #expect(counts.refused == 1 && counts.accepted >= 3)
+        #expect(server.faults.injected["rate-limit"] == counts.accepted + counts.refused)
+        try await server.shutdown()
+    }
+
     @Test func aCloseBeforeAnswerSendsNothing() async throws {
         let server = try await Self.server()
         server.faults.inject(LoopbackFaultRule(fault: .closeBeforeAnswer))
