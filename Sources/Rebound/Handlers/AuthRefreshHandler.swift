@@ -1,5 +1,11 @@
 public import HTTPTypes
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Sends every request with the signed-in credential, and refreshes the credential when the backend
 /// stops accepting it.
 ///
@@ -29,6 +35,15 @@ public import HTTPTypes
 /// remembers it: later 401s with the same credential fail at once, until the store holds another
 /// one (after a sign-in).
 ///
+/// **Before expiry.** A credential whose ``Credential/expiresAt`` is within
+/// ``Configuration/refreshBeforeExpiry`` (60 s by default) of the pipeline's date is refreshed in
+/// ``prepare(_:context:)``, before the attempt is sent, through the same single flight: a token
+/// known to have expired is never sent. If that refresh fails, a token that is still good is sent
+/// all the same; an expired one fails the call with ``RecoveryErrorCode/refreshFailed``. The
+/// refresh may wait, so the handler then uses the asynchronous hook, which costs a task per
+/// attempt; with `refreshBeforeExpiry: nil` and a ``SynchronousCredentialStore``, it sets the
+/// header inline and refreshes only after a 401.
+///
 /// **Loops.** A handler is asked once per failed attempt, so an attempt causes at most one
 /// refresh. A request that this handler already recovered, and that fails again with the
 /// credential it was given, fails with ``RecoveryErrorCode/refreshRejected``: the backend rejects
@@ -57,6 +72,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// | ``maxRefreshes`` in ``window`` | 3 in 60 s | an access token lives for minutes or hours, so a healthy client refreshes about once per lifetime, and a second refresh within a minute can still happen (a token revoked right after it was issued); more means the backend keeps rejecting fresh credentials, and refreshing on would only hammer its token endpoint |
     /// | ``headerName``, ``scheme`` | `Authorization`, `Bearer` | RFC 6750, used by OAuth 2 and most JSON APIs |
     /// | ``refreshesWithoutCredential`` | off | a 401 with nobody signed in needs a person to sign in; turn it on when the refresher can get a credential from nothing (an anonymous or device session) |
+    /// | ``refreshBeforeExpiry`` | 60 s | a credential whose ``Credential/expiresAt`` is this close is refreshed before the attempt is sent: longer than an attempt takes on the wire (10 s by default) plus the drift between a phone's clock and the server's, so that a token is not rejected in flight; `nil` refreshes only after a 401 |
     public struct Configuration: Sendable, Hashable {
         /// Whether a 403 is treated like a 401.
         public var handlesForbidden: Bool
@@ -73,6 +89,9 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         /// Whether a 401 with an empty store calls the refresher (with `nil`) rather than failing
         /// with ``RecoveryErrorCode/noCredential``.
         public var refreshesWithoutCredential: Bool
+        /// How long before its ``Credential/expiresAt`` a credential is refreshed, before an attempt
+        /// is sent with it; `nil` refreshes only after the backend rejected it.
+        public var refreshBeforeExpiry: Duration?
 
         public init(
             handlesForbidden: Bool = false,
@@ -83,7 +102,8 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
             window: Duration = .seconds(60),
             headerName: HTTPField.Name = .authorization,
             scheme: String = "Bearer",
-            refreshesWithoutCredential: Bool = false
+            refreshesWithoutCredential: Bool = false,
+            refreshBeforeExpiry: Duration? = .seconds(60)
         ) {
             self.handlesForbidden = handlesForbidden
             self.unrefreshableCodes = unrefreshableCodes
@@ -92,6 +112,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
             self.headerName = headerName
             self.scheme = scheme
             self.refreshesWithoutCredential = refreshesWithoutCredential
+            self.refreshBeforeExpiry = refreshBeforeExpiry.map { max(.zero, $0) }
         }
 
         /// The defaults of the table above.
@@ -197,9 +218,33 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         self.init(store: store, refresher: ClosureCredentialRefresher(body: refresh), configuration: configuration)
     }
 
-    /// Only `prepare`, synchronous over a ``SynchronousCredentialStore``: the outcome of an attempt
-    /// tells this handler nothing `recover` does not.
-    public var hooks: HandlerHooks { synchronousStore == nil ? .prepare : .prepareSynchronously }
+    /// Only `prepare`: the outcome of an attempt tells this handler nothing `recover` does not. It
+    /// is synchronous over a ``SynchronousCredentialStore`` without
+    /// ``Configuration/refreshBeforeExpiry``; a refresh before expiry may have to wait, so it needs
+    /// the asynchronous hook.
+    public var hooks: HandlerHooks {
+        synchronousStore == nil || configuration.refreshBeforeExpiry != nil ? .prepare : .prepareSynchronously
+    }
+
+    /// Sets the credential's header field, as ``prepare(_:)`` does; first, a credential that
+    /// expires within ``Configuration/refreshBeforeExpiry`` is refreshed (one refresh shared by
+    /// every caller, the recoveries from a 401 included).
+    ///
+    /// When that refresh fails, a credential that has not expired yet is sent all the same (it is
+    /// still good, and a 401 would start the usual recovery); one that has expired is not.
+    ///
+    /// - Throws: ``RecoveryErrorCode/refreshFailed`` or ``RecoveryErrorCode/tooManyRefreshes``
+    ///   when the credential has expired and could not be refreshed.
+    public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
+        var current = if let synchronousStore { synchronousStore.currentSynchronously() } else { await store.current() }
+        if let credential = current, let skew = configuration.refreshBeforeExpiry,
+            let expiresAt = credential.expiresAt,
+            context.time.date() >= expiresAt.addingTimeInterval(-skew.seconds)
+        {
+            current = try await refreshAhead(credential, time: context.time)
+        }
+        authorize(&request, with: current)
+    }
 
     /// Sets the credential's header field, replacing any the request had; with no credential in
     /// the store, leaves the request alone.
@@ -289,6 +334,36 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         else { return false }
         let backendCodes = failure.error.causalChain.compactMap { ($0 as? BackendError)?.code }
         return !backendCodes.contains { configuration.unrefreshableCodes.contains($0) }
+    }
+
+    /// The credential to send in place of `credential`, which expires soon: the result of the
+    /// refresh (shared with any under way for it), or `credential` itself while it is still good.
+    private func refreshAhead(_ credential: Credential, time: TimeSource) async throws -> Credential? {
+        let generation = credential.generation
+        let outcome: Outcome
+        if let earlier = failedRefresh(of: generation) {
+            outcome = .failedBefore(earlier)
+        } else {
+            outcome = try await flights.run(generation) { [self] in
+                await refreshIfStillCurrent(generation, at: time)
+            }
+        }
+        switch outcome {
+        case .refreshed, .superseded:
+            return await store.current()
+        case .failedBefore(let error):
+            guard credential.isExpired(at: time.date()) else { return credential }
+            throw refreshFailed(error, generation: generation, before: true)
+        case .failed(let error):
+            guard credential.isExpired(at: time.date()) else { return credential }
+            throw refreshFailed(error, generation: generation, before: false)
+        case .tooMany:
+            guard credential.isExpired(at: time.date()) else { return credential }
+            throw RecoveryError(
+                .tooManyRefreshes,
+                reason: "The credential expired and was already refreshed \(configuration.maxRefreshes) times within "
+                    + "\(configuration.window); refreshing once more points at a loop.")
+        }
     }
 
     /// How many recoveries are waiting for the refresh of the credential of `generation` (`nil`:
