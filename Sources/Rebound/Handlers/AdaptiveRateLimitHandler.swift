@@ -15,8 +15,9 @@ import Metrics
 ///     └──► the token comes after the deadline ──► refused at once: RecoveryError.rateLimited
 ///
 ///  every answer ──► measured rate (responses per second, smoothed)
-///     │──► 429: rate = 0.7 × measured (CUBIC's cut); Retry-After, or RateLimit with r=0, pauses
-///     │         the bucket until then; the limiter recovers it: the retry waits for a token
+///     │──► 429: rate = 0.7 × measured (CUBIC's cut, once for the attempts sent before it);
+///     │         Retry-After, or RateLimit with r=0, pauses the bucket until then; the limiter
+///     │         recovers it: the retry waits for a token
 ///     └──► other: rate grows back on CUBIC's curve, 0.4 × (t − K)³ + W_max, at most twice the
 ///               measured rate; RateLimit-Policy's quota caps it, r=0 pauses it, r caps its tokens
 /// ```
@@ -130,22 +131,24 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
     public func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext) {
         // An attempt left behind while it waited is still queued.
         registry.withLock { $0.leave(context.id) }
+        let now = context.time.now()
         let request: HTTPRequest
         let response: TransportResponse
+        var signal = RateLimitRegistry.Signal.answered
         switch outcome {
         case .succeeded(let sent, let answer):
             (request, response) = (sent, answer)
-        case .failed(let failure, _):
+        case .failed(let failure, let record):
             guard let answer = failure.response else { return }
             (request, response) = (failure.request, answer)
+            if configuration.throttlingStatuses.contains(answer.status.code) {
+                signal = .throttled(sentAt: now - record.duration)
+            }
         case .refused, .cancelled, .abandoned:
             return
         }
-        let signal: RateLimitRegistry.Signal =
-            configuration.throttlingStatuses.contains(response.status.code) ? .throttled : .answered
         let fields = RateLimitFields(response.head.headerFields, now: context.time.date())
         let key = Self.key(of: request, context)
-        let now = context.time.now()
         registry.withLock { $0.observe(signal, fields: fields, key: key, now: now) }
     }
 

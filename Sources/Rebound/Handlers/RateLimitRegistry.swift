@@ -72,9 +72,9 @@ struct RateLimitRegistry {
     }
 
     /// What a response told the bucket.
-    enum Signal {
-        /// A throttling status (429).
-        case throttled
+    enum Signal: Equatable {
+        /// A throttling status (429) to an attempt sent at `sentAt`, on the pipeline's clock.
+        case throttled(sentAt: Duration)
         /// Any other answer.
         case answered
     }
@@ -140,6 +140,11 @@ struct RateLimitRegistry {
         if let quota = fields.quotaPerSecond { bucket.statedQuota = quota }
         let pause = fields.pause.map { min($0, configuration.maximumPause).seconds }
         switch signal {
+        case .throttled(let sentAt) where bucket.isLimiting && sentAt.seconds < bucket.lastThrottle:
+            // Sent before the last cut, at the rate that was cut already: one congestion event,
+            // one cut (as TCP cuts once per round trip), or the attempts in flight at a throttle
+            // would cut the rate to its floor between them.
+            break
         case .throttled:
             let rate = bucket.isLimiting ? min(measured, bucket.rate) : measured
             startLimiting(&bucket, at: seconds)
@@ -163,7 +168,7 @@ struct RateLimitRegistry {
         if let remaining = fields.remaining {
             bucket.tokens = min(bucket.tokens, Double(remaining))
         }
-        if let pause, signal == .throttled || fields.remaining == 0 {
+        if let pause, signal != .answered || fields.remaining == 0 {
             // The tokens saved were too many for the server: they go, and those that accrue
             // during the pause wait for its end.
             bucket.refill(at: seconds)

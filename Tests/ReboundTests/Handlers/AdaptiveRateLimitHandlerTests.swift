@@ -158,15 +158,16 @@ import Testing
         }
 
         /// An answer to an attempt that was never prepared: only the rate hears it.
-        mutating func answer(_ status: HTTPResponse.Status = .ok) {
+        mutating func answer(_ status: HTTPResponse.Status = .ok, sentAgo: Duration = .zero) {
             calls += 1
             let context = context(calls)
-            limiter.attemptDidEndSynchronously(Self.outcome(status, [], Self.request(), context), context: context)
+            let outcome = Self.outcome(status, [], Self.request(), context, took: sentAgo)
+            limiter.attemptDidEndSynchronously(outcome, context: context)
         }
 
         static func outcome(
             _ status: HTTPResponse.Status, _ fields: [(String, String)], _ request: HTTPRequest,
-            _ context: AttemptContext
+            _ context: AttemptContext, took duration: Duration = .zero
         ) -> AttemptOutcome {
             var headers = HTTPFields()
             for (name, value) in fields { headers.append(HTTPField(name: HTTPField.Name(name)!, value: value)) }
@@ -178,7 +179,7 @@ import Testing
                 return .failed(
                     failure,
                     record: AttemptRecord(
-                        number: 1, status: status.code, chain: nil, delayBefore: .zero, duration: .zero))
+                        number: 1, status: status.code, chain: nil, delayBefore: .zero, duration: duration))
             }
             return .succeeded(request: request, response: TransportResponse(head: head))
         }
@@ -221,6 +222,20 @@ import Testing
         try await driver.steady(10, every: .milliseconds(20))
         try await driver.attempt(.tooManyRequests)
         #expect(abs(driver.status.rate - 0.7 * 22) < 1e-9)
+    }
+
+    @Test func throttlesOfAttemptsSentBeforeTheLastCutDoNotCutAgain() async throws {
+        var driver = Driver()
+        try await driver.steady(100, every: .milliseconds(100))
+        driver.answer(.tooManyRequests)
+        let cut = driver.status.rate
+        driver.clock.advance(by: .milliseconds(50))
+        // In flight when the first came back: the same congestion, already answered.
+        for _ in 0..<5 { driver.answer(.tooManyRequests, sentAgo: .milliseconds(60)) }
+        #expect(driver.status.rate == cut)
+        // Sent after the cut: a new one.
+        driver.answer(.tooManyRequests, sentAgo: .milliseconds(40))
+        #expect(driver.status.rate < cut)
     }
 
     @Test func whileLimitingAttemptsAreSpacedByTheRate() async throws {
