@@ -15,9 +15,10 @@ import Metrics
 ///     └──► the token comes after the deadline ──► refused at once: RecoveryError.rateLimited
 ///
 ///  every answer ──► measured rate (responses per second, smoothed)
-///     │──► 429: rate = 0.7 × measured (CUBIC's cut, once for the attempts sent before it);
-///     │         Retry-After, or RateLimit with r=0, pauses the bucket until then; the limiter
-///     │         recovers it: the retry waits for a token
+///     │──► 429 that says when to come back (Retry-After, or RateLimit with r=0 and t): the
+///     │         bucket pauses until then, its rate uncut
+///     │──► other 429: rate = 0.7 × measured (CUBIC's cut, once for the attempts sent before it)
+///     │         either way the limiter recovers it: the retry waits for a token
 ///     └──► other: rate grows back on CUBIC's curve, 0.4 × (t − K)³ + W_max, at most twice the
 ///               measured rate; RateLimit-Policy's quota caps it, r=0 pauses it, r caps its tokens
 /// ```

@@ -140,6 +140,10 @@ struct RateLimitRegistry {
         if let quota = fields.quotaPerSecond { bucket.statedQuota = quota }
         let pause = fields.pause.map { min($0, configuration.maximumPause).seconds }
         switch signal {
+        case .throttled where (pause ?? 0) > 0:
+            // The server said when to come back: its pause, not a guess at its rate, answers the
+            // throttle, and cutting as well would leave the quota it renews unused.
+            startLimitingUncut(&bucket, measured: measured, at: seconds)
         case .throttled(let sentAt) where bucket.isLimiting && sentAt.seconds < bucket.lastThrottle:
             // Sent before the last cut, at the rate that was cut already: one congestion event,
             // one cut (as TCP cuts once per round trip), or the attempts in flight at a throttle
@@ -153,13 +157,8 @@ struct RateLimitRegistry {
             bucket.lastThrottle = seconds
             setRate(&bucket, rate * configuration.beta, measured: measured, at: seconds)
         case .answered:
-            if fields.remaining == 0, !bucket.isLimiting {
-                // Nothing left: limit from here, at the rate measured so far, without a cut.
-                startLimiting(&bucket, at: seconds)
-                bucket.lastMaximum = measured
-                bucket.recoveryTime = 0
-                bucket.lastThrottle = seconds
-            }
+            // Nothing left: limit from here.
+            if fields.remaining == 0 { startLimitingUncut(&bucket, measured: measured, at: seconds) }
             guard bucket.isLimiting else { return }
             let elapsed = seconds - bucket.lastThrottle - bucket.recoveryTime
             let cubic = configuration.scaleConstant * elapsed * elapsed * elapsed + bucket.lastMaximum
@@ -179,7 +178,18 @@ struct RateLimitRegistry {
 
     // MARK: - Helpers
 
-    private mutating func startLimiting(_ bucket: inout Bucket, at now: Double) {
+    /// Starts limiting, if the bucket does not yet, at the rate measured so far, growing from
+    /// there on CUBIC's curve.
+    private func startLimitingUncut(_ bucket: inout Bucket, measured: Double, at now: Double) {
+        guard !bucket.isLimiting else { return }
+        startLimiting(&bucket, at: now)
+        bucket.lastMaximum = measured
+        bucket.recoveryTime = 0
+        bucket.lastThrottle = now
+        setRate(&bucket, measured, measured: measured, at: now)
+    }
+
+    private func startLimiting(_ bucket: inout Bucket, at now: Double) {
         guard !bucket.isLimiting else { return }
         bucket.isLimiting = true
         bucket.tokens = 0

@@ -224,6 +224,19 @@ import Testing
         #expect(abs(driver.status.rate - 0.7 * 22) < 1e-9)
     }
 
+    @Test func aThrottleThatSaysWhenToComeBackPausesWithoutACut() async throws {
+        var driver = Driver()
+        try await driver.steady(100, every: .milliseconds(100))
+        let measured = driver.status.measuredRate
+        try await driver.attempt(.tooManyRequests, fields: [("RateLimit", #""default";r=0;t=2"#)])
+        #expect(abs(driver.status.rate - measured) < 0.01)
+        #expect(driver.status.pausedUntil == .seconds(12))
+        // No pause to go by: cut.
+        let before = driver.status.rate
+        try await driver.attempt(.tooManyRequests, fields: [("Retry-After", "0")])
+        #expect(driver.status.rate <= 0.7 * before + 1e-9)
+    }
+
     @Test func throttlesOfAttemptsSentBeforeTheLastCutDoNotCutAgain() async throws {
         var driver = Driver()
         try await driver.steady(100, every: .milliseconds(100))
