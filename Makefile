@@ -52,7 +52,7 @@ test-tsan: setup-tests
 		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources Benchmarks/OverloadScenario
 
 ## The libraries' DocC documentation, in .build/docs/<module>; any warning (a broken link, an
 ## undocumented parameter) fails it.
@@ -76,7 +76,7 @@ api: setup
 	scripts/api-summary.py
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources Benchmarks/OverloadScenario
 
 ## Release-mode transport benchmark against nginx, C libcurl and URLSession (see docs/performance.md).
 benchmark: setup

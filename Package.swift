@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "transport-benchmark", targets: ["TransportBenchmark"]),
         .executable(name: "decoding-benchmark", targets: ["DecodingBenchmark"]),
         .executable(name: "reliability", targets: ["Reliability"]),
+        .executable(name: "overload-scenario", targets: ["OverloadScenario"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -125,6 +126,15 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Benchmarks/TransportBenchmark"
+        ),
+        // docs/resilience.md's measured scenarios: the mock backend misbehaving on loopback.
+        .executableTarget(
+            name: "OverloadScenario",
+            dependencies: [
+                "Rebound", "ReboundCurl", "ReboundMockBackend",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Benchmarks/OverloadScenario"
         ),
         .executableTarget(
             name: "DecodingBenchmark",

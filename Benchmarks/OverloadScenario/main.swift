@@ -1,0 +1,130 @@
+// Overload scenarios against the loopback mock backend, through the real libcurl transport: what
+// the server sees with and without a protection. See docs/resilience.md for the figures.
+//
+//   swift run overload-scenario storm [--allowed 100] [--seconds 10] [--workers 16]
+//
+// `storm`: the backend accepts `allowed` requests a second and answers the others 429 with the
+// IETF draft's RateLimit fields. `workers` calls are kept in flight for `seconds` (closed loop),
+// through BackendTemporaryErrorHandler alone (its defaults, the retry budget included) and then
+// through AdaptiveRateLimitHandler before it. One row per client: calls, how they ended, the
+// 429s, and the goodput (requests the backend accepted per second).
+
+import Foundation
+import HTTPTypes
+import Rebound
+import ReboundCurl
+import ReboundMockBackend
+
+struct Options {
+    var allowed = 100
+    var seconds = 10
+    var workers = 16
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        guard rest.popFirst() == "storm" else { throw Usage() }
+        while let flag = rest.popFirst() {
+            guard let text = rest.popFirst(), let value = Int(text), value > 0 else { throw Usage() }
+            switch flag {
+            case "--allowed": allowed = value
+            case "--seconds": seconds = min(value, 600)
+            case "--workers": workers = min(value, 1_000)
+            default: throw Usage()
+            }
+        }
+    }
+
+    struct Usage: Error, CustomStringConvertible {
+        var description: String {
+            "usage: overload-scenario storm [--allowed N] [--seconds N (≤ 600)] [--workers N (≤ 1,000)]"
+        }
+    }
+}
+
+enum Code: Int, ErrorCode {
+    static let domain = "APIError"
+    static let shortName = "AP"
+    case listFailed = 1
+}
+
+struct Row {
+    var client: String
+    var calls = 0
+    var succeeded = 0
+    var failures: [String: Int] = [:]
+    var accepted = 0
+    var refused = 0
+    var elapsed = 0.0
+}
+
+func storm(limited: Bool, _ options: Options) async throws -> Row {
+    let route = LoopbackRoute("GET", "/tasks") { _ in .json(#"[{"id":1}]"#) }
+    let server = try await LoopbackServer.start(routes: [route])
+    let counts = RateLimitCounts()
+    server.faults.inject(LoopbackFaultRule(fault: .rateLimited(perSecond: options.allowed, counts: counts)))
+    let transport = CurlTransport()
+    defer { transport.shutdown() }
+    let handlers: [any RecoverableErrorHandler] =
+        (limited ? [AdaptiveRateLimitHandler()] : []) + [BackendTemporaryErrorHandler()]
+    let api = try APIDataManager(baseURL: server.baseURL, transport: transport, handlers: handlers)
+    let endpoint = Endpoint<TransportResponse, Code>(raw: .get, "/tasks", errorCode: .listFailed)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let end = start + .seconds(options.seconds)
+    let rows = await withTaskGroup(of: Row.self) { group in
+        for _ in 0..<options.workers {
+            group.addTask {
+                var row = Row(client: "")
+                while clock.now < end {
+                    row.calls += 1
+                    do {
+                        _ = try await api.send(endpoint)
+                        row.succeeded += 1
+                    } catch {
+                        row.failures[error.chain.short, default: 0] += 1
+                    }
+                }
+                return row
+            }
+        }
+        var rows: [Row] = []
+        for await row in group { rows.append(row) }
+        return rows
+    }
+    var total = Row(client: limited ? "adaptive limiter + retries" : "retries alone")
+    total.elapsed =
+        Double(start.duration(to: clock.now).components.seconds)
+        + Double(start.duration(to: clock.now).components.attoseconds) / 1e18
+    for row in rows {
+        total.calls += row.calls
+        total.succeeded += row.succeeded
+        total.failures.merge(row.failures, uniquingKeysWith: +)
+    }
+    total.accepted = counts.accepted
+    total.refused = counts.refused
+    try await server.shutdown()
+    return total
+}
+
+let options: Options
+do {
+    options = try Options(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(64)
+}
+
+print(
+    "429 storm: the backend accepts \(options.allowed) requests/s; \(options.workers) calls in flight "
+        + "for \(options.seconds) s\n")
+print("| client | calls | succeeded | failed (top chains) | 429s | goodput (accepted/s) | of allowed |")
+print("|---|---|---|---|---|---|---|")
+for limited in [false, true] {
+    let row = try await storm(limited: limited, options)
+    let failed = row.failures.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \($0.value)" }
+    let goodput = Double(row.accepted) / row.elapsed
+    print(
+        "| \(row.client) | \(row.calls) | \(row.succeeded) | \(row.calls - row.succeeded)"
+            + (failed.isEmpty ? "" : " (\(failed.joined(separator: ", ")))") + " | \(row.refused) | "
+            + String(format: "%.1f | %.0f %% |", goodput, 100 * goodput / Double(options.allowed)))
+}
