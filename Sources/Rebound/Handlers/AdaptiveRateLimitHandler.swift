@@ -130,8 +130,6 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
 
     /// Hears the answer: measures the rate, cuts or grows it, reads the rate-limit fields.
     public func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext) {
-        // An attempt left behind while it waited is still queued.
-        registry.withLock { $0.leave(context.id) }
         let now = context.time.now()
         let request: HTTPRequest
         let response: TransportResponse
@@ -146,6 +144,8 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
                 signal = .throttled(sentAt: now - record.duration)
             }
         case .refused, .cancelled, .abandoned:
+            // Perhaps never sent: one left behind while it waited is still queued.
+            registry.withLock { $0.leave(context.id) }
             return
         }
         let fields = RateLimitFields(response.head.headerFields, now: context.time.date())
