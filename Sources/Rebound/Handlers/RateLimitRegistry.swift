@@ -79,8 +79,12 @@ struct RateLimitRegistry {
         case answered
     }
 
-    /// A token is taken when this close to a whole one: the waits are rounded to nanoseconds.
-    static let tolerance = 1e-9
+    /// A token is taken when this close to a whole one: waits are rounded to nanoseconds, and a
+    /// wait in naps adds up the rounding of each.
+    static let tolerance = 1e-6
+
+    /// The longest a waiter sleeps before asking again, outside a pause.
+    static let longestNap = Duration.milliseconds(100)
 
     let configuration: AdaptiveRateLimitHandler.Configuration
     private(set) var buckets: [String: Bucket] = [:]
@@ -112,7 +116,8 @@ struct RateLimitRegistry {
         let start = max(seconds, bucket.pausedUntil)
         let atStart = min(bucket.capacity, bucket.tokens + (start - seconds) * bucket.rate)
         let wait = Duration.seconds(roundedUp: start - seconds + max(0, needed - atStart) / bucket.rate)
-        guard wait <= timeLeft else {
+        // A microsecond's grace: a wait asked again after each nap is rounded up again.
+        guard wait <= timeLeft + .microseconds(1) else {
             leave(id, from: &bucket)
             return .refuse(wait: wait)
         }
@@ -120,7 +125,10 @@ struct RateLimitRegistry {
             bucket.queue.append(id)
             waiting[id] = key
         }
-        return .wait(wait)
+        // A pause ends when the server said; a token comes at the rate, which every answer may
+        // change: ask again soon rather than sleep through a faster one.
+        let pause = Duration.seconds(roundedUp: start - seconds)
+        return .wait(pause > .zero ? pause : min(wait, Self.longestNap))
     }
 
     /// Takes `id` out of its queue, if it waits in one (it gave up, or was cancelled).
@@ -156,6 +164,8 @@ struct RateLimitRegistry {
             bucket.recoveryTime = cbrt(rate * (1 - configuration.beta) / configuration.scaleConstant)
             bucket.lastThrottle = seconds
             setRate(&bucket, rate * configuration.beta, measured: measured, at: seconds)
+            // The tokens saved were too many for the server: a burst of them would throttle again.
+            bucket.tokens = 0
         case .answered:
             // Nothing left: limit from here.
             if fields.remaining == 0 { startLimitingUncut(&bucket, measured: measured, at: seconds) }

@@ -261,6 +261,10 @@ import Testing
         try await driver.attempt()
         let waited = before.duration(to: driver.clock.now)
         #expect(abs(waited.seconds - 1 / rate) < 1e-6)
+        // In naps of at most 0.1 s, so that a rate that rose meanwhile is seen.
+        let naps = driver.clock.sleeps.suffix(2)
+        #expect(naps.first == .milliseconds(100))
+        #expect(naps.allSatisfy { $0 <= .milliseconds(100) })
     }
 
     @Test func theStatedQuotaCapsTheRate() async throws {

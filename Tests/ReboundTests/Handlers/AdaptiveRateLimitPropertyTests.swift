@@ -57,7 +57,8 @@ import Testing
                 #expect(clock.now.offset == start)
                 return
             }
-            #expect(clock.now.offset - start <= deadline)
+            // Within the microsecond of grace that the rounding of each nap may add up to.
+            #expect(clock.now.offset - start <= deadline + .microseconds(1))
             if limiting { sent.append(now) }
             inFlight.append((request, context))
         }
@@ -90,7 +91,8 @@ import Testing
         /// The law, over windows starting at each send.
         func checkWindows() {
             for window in [0.1, 0.5, 1.0, 5.0] {
-                let bound = largestCapacity + largestRate * window + 1e-6
+                // A token is taken a millionth short: a thousandth's slack covers a window's.
+                let bound = largestCapacity + largestRate * window + 1e-3
                 for (index, start) in sent.enumerated() {
                     let count = sent[index...].prefix { $0 <= start + window }.count
                     #expect(Double(count) <= bound, "\(count) sent in \(window) s from \(start) s, bound \(bound)")
