@@ -1,10 +1,10 @@
 // Overload scenarios against the loopback mock backend, through the real libcurl transport: what
 // the server sees with and without a protection. See docs/resilience.md for the figures.
 //
-//   swift run overload-scenario storm [--allowed 100] [--seconds 10] [--workers 16]
+//   swift run overload-scenario storm [--allowed 100] [--seconds 10] [--workers 16] [--bare]
 //
 // `storm`: the backend accepts `allowed` requests a second and answers the others 429 with the
-// IETF draft's RateLimit fields. `workers` calls are kept in flight for `seconds` (closed loop),
+// IETF draft's RateLimit fields (none with `--bare`). `workers` calls are kept in flight for `seconds` (closed loop),
 // through BackendTemporaryErrorHandler alone (its defaults, the retry budget included) and then
 // through AdaptiveRateLimitHandler before it. One row per client: calls, how they ended, the
 // 429s, and the goodput (requests the backend accepted per second).
@@ -19,11 +19,17 @@ struct Options {
     var allowed = 100
     var seconds = 10
     var workers = 16
+    /// 429s without the RateLimit fields: the limiter has only the statuses to go by.
+    var bare = false
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
         guard rest.popFirst() == "storm" else { throw Usage() }
         while let flag = rest.popFirst() {
+            if flag == "--bare" {
+                bare = true
+                continue
+            }
             guard let text = rest.popFirst(), let value = Int(text), value > 0 else { throw Usage() }
             switch flag {
             case "--allowed": allowed = value
@@ -36,7 +42,7 @@ struct Options {
 
     struct Usage: Error, CustomStringConvertible {
         var description: String {
-            "usage: overload-scenario storm [--allowed N] [--seconds N (≤ 600)] [--workers N (≤ 1,000)]"
+            "usage: overload-scenario storm [--allowed N] [--seconds N (≤ 600)] [--workers N (≤ 1,000)] [--bare]"
         }
     }
 }
@@ -61,7 +67,9 @@ func storm(limited: Bool, _ options: Options) async throws -> Row {
     let route = LoopbackRoute("GET", "/tasks") { _ in .json(#"[{"id":1}]"#) }
     let server = try await LoopbackServer.start(routes: [route])
     let counts = RateLimitCounts()
-    server.faults.inject(LoopbackFaultRule(fault: .rateLimited(perSecond: options.allowed, counts: counts)))
+    server.faults.inject(
+        LoopbackFaultRule(
+            fault: .rateLimited(perSecond: options.allowed, rateLimitFields: !options.bare, counts: counts)))
     let transport = CurlTransport()
     defer { transport.shutdown() }
     let handlers: [any RecoverableErrorHandler] =
@@ -115,8 +123,9 @@ do {
 }
 
 print(
-    "429 storm: the backend accepts \(options.allowed) requests/s; \(options.workers) calls in flight "
-        + "for \(options.seconds) s\n")
+    "429 storm: the backend accepts \(options.allowed) requests/s"
+        + (options.bare ? " and its 429s say nothing more" : ", with the RateLimit fields")
+        + "; \(options.workers) calls in flight for \(options.seconds) s\n")
 print("| client | calls | succeeded | failed (top chains) | 429s | goodput (accepted/s) | of allowed |")
 print("|---|---|---|---|---|---|---|")
 for limited in [false, true] {

@@ -26,7 +26,7 @@ import NIOHTTP1
 /// | ``redirectLoop``                        | a 302 back to the request's own target                  |
 /// | ``interimFlood(heads:every:)``          | `100 Continue` heads without end                        |
 /// | ``overloaded(status:retryAfter:)``      | a 503 or 429, with the given `Retry-After` or none      |
-/// | ``rateLimited(perSecond:retryAfter:counts:)`` | the route's reply up to a number a second, then 429s, with `RateLimit` fields |
+/// | ``rateLimited(perSecond:retryAfter:rateLimitFields:counts:)`` | the route's reply up to a number a second, then 429s, with `RateLimit` fields |
 extension LoopbackFault {
     /// `reply` instead of the route's.
     public static func replying(_ reply: LoopbackReply) -> LoopbackFault {

@@ -20,9 +20,12 @@ extension LoopbackFault {
     /// - Parameters:
     ///   - perSecond: The requests accepted in each second (at least 0).
     ///   - retryAfter: Whether a 429 also carries `Retry-After`.
+    ///   - rateLimitFields: Whether answers carry the `RateLimit` fields; without them a 429 says
+    ///     nothing but its status (unless `retryAfter`).
     ///   - counts: Where the accepted and refused requests are counted.
     public static func rateLimited(
-        perSecond: Int, retryAfter: Bool = false, counts: RateLimitCounts = RateLimitCounts()
+        perSecond: Int, retryAfter: Bool = false, rateLimitFields: Bool = true,
+        counts: RateLimitCounts = RateLimitCounts()
     ) -> LoopbackFault {
         let quota = max(0, perSecond)
         let origin = ContinuousClock.now
@@ -39,20 +42,20 @@ extension LoopbackFault {
             guard let remaining else {
                 counts.record(accepted: false)
                 // The rest of this second, in whole seconds as the field has them: always 1.
-                var headers = [policy, ("RateLimit", "\"default\";r=0;t=1")]
+                var headers = rateLimitFields ? [policy, ("RateLimit", "\"default\";r=0;t=1")] : []
                 if retryAfter { headers.append(("Retry-After", "1")) }
                 return .respond(status: 429, headers: headers)
             }
             counts.record(accepted: true)
             let reply = await route(request)
-            guard case .respond(let status, let headers, let body) = reply else { return reply }
+            guard rateLimitFields, case .respond(let status, let headers, let body) = reply else { return reply }
             let fields = [policy, ("RateLimit", "\"default\";r=\(remaining);t=1")]
             return .respond(status: status, headers: headers + fields, body: body)
         }
     }
 }
 
-/// How many requests a ``LoopbackFault/rateLimited(perSecond:retryAfter:counts:)`` fault accepted
+/// How many requests a ``LoopbackFault/rateLimited(perSecond:retryAfter:rateLimitFields:counts:)`` fault accepted
 /// and refused.
 public final class RateLimitCounts: Sendable {
     private let counts = NIOLockedValueBox((accepted: 0, refused: 0))
