@@ -85,6 +85,20 @@ import Testing
         #expect(presenter.present(validation).messageKey == "invalidInput")
     }
 
+    @Test func aRateLimitersWaitSaysWhenToTryAgainAndWithoutItsTimeIsRateLimited() {
+        let timed = APIError(
+            .listTasksFailed,
+            cause: RecoveryError(
+                .rateLimited, cause: HTTPError(.no429TooManyRequests), context: ["retryAfterSeconds": "12"]))
+        let shown = presenter.present(timed)
+        #expect(shown.messageKey == "rateLimitWait")
+        #expect(shown.title == "Too many requests")
+        #expect(shown.message == "Too many requests in a short time. Please try again in 12 s.")
+        #expect(shown.actions.map(\.kind) == [.retryLater])
+        let untimed = APIError(.listTasksFailed, cause: RecoveryError(.rateLimited))
+        #expect(presenter.present(untimed).messageKey == "rateLimited")
+    }
+
     @Test func anUnrecoverableFailureGivesTheGenericMessageTheCodeAndOnRequestTheDetails() {
         let decoding = DecodingError.keyNotFound(AnyKey("id"), .init(codingPath: [], debugDescription: "No id."))
         let error = UserError(.generalServer, cause: APIError(.currentWorker, cause: JSONError(decoding: decoding)))
