@@ -32,6 +32,8 @@ extension APIDataManager {
         let options: EndpointOptions
         /// The endpoint's error code, whose name labels its metrics.
         let errorCode: any ErrorCode
+        /// The path with its values replaced by `{}`, which names spans.
+        let template: String
 
         /// The endpoint's call, with its JSON body encoded.
         ///
@@ -53,6 +55,7 @@ extension APIDataManager {
             limits = endpoint.limits
             options = endpoint.options
             errorCode = endpoint.errorCode
+            template = endpoint.template
         }
 
         /// `GET /v1/tasks`, without the query: queries may carry secrets.
@@ -86,7 +89,13 @@ extension APIDataManager {
         decode: (TransportResponse) throws(JSONError) -> Void
     ) async -> CallEnding {
         // Ended by the caller, once the final error is recorded on it.
-        let span = tracer.map { Self.startSpan(by: $0, call.label) }
+        let span = tracer.map {
+            Self.startSpan(
+                by: $0,
+                HTTPClientConventions.spanName(
+                    method: call.method,
+                    template: HTTPClientConventions.pathTemplate(basePath: basePath, template: call.template)))
+        }
         var shell = CallShell(
             manager: self,
             call: call,
@@ -98,7 +107,7 @@ extension APIDataManager {
     }
 
     private static func startSpan<T: Tracer>(by tracer: T, _ name: String) -> any Span {
-        tracer.startSpan(name, ofKind: .client)
+        tracer.startSpan(name, ofKind: .internal)
     }
 }
 
@@ -246,9 +255,16 @@ private struct CallShell {
     ) async {
         var options = manager.transportOptions
         options.timeout = timeout
-        let request = self.request
+        var request = self.request
+        let telemetry =
+            manager.observesAttempts
+            ? AttemptTelemetry(
+                manager, parent: span,
+                template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template),
+                id: id, request: &request) : nil
         slots[id.attempt - 1].sent = request
         let outcome = await manager.attempt(request, body: call.body, options: options, decode: decode)
+        telemetry?.end(manager, outcome)
         manager.instruments.recordAttempt(endpoint: call.errorCode.name, succeeded: outcome.isSuccess)
         let now = manager.time.now()
         switch outcome {
@@ -338,7 +354,7 @@ private struct CallShell {
         if let span, span.isRecording, let record = loop.history.last(where: { $0.number == id.attempt }),
             ending == .succeeded || outcome.isFailure
         {
-            span.addEvent(Self.event(record))
+            span.addEvent(Self.event(record, delay: slots[id.attempt - 1].delay))
         }
         let context = slots[id.attempt - 1].context
         for index in 0..<slots[id.attempt - 1].reached {
@@ -379,12 +395,18 @@ private struct CallShell {
         logger.info(record.handler == nil ? "attempt failed" : "attempt failed, recovering", metadata: metadata)
     }
 
-    private static func event(_ record: AttemptRecord) -> SpanEvent {
+    private static func event(_ record: AttemptRecord, delay: Duration?) -> SpanEvent {
         var attributes = SpanAttributes()
         attributes["rebound.attempt"] = record.number
         if let status = record.status { attributes["http.response.status_code"] = status }
         if let error = record.error { attributes["rebound.chain"] = error }
-        if let handler = record.handler { attributes["rebound.handler"] = handler }
+        if let handler = record.handler {
+            attributes["rebound.handler"] = handler
+            if let delay {
+                let (seconds, attoseconds) = delay.components
+                attributes["rebound.retry.delay"] = Double(seconds) + Double(attoseconds) / 1e18
+            }
+        }
         return SpanEvent(name: "attempt", attributes: attributes)
     }
 }

@@ -72,6 +72,11 @@ public final class APIDataManager: Sendable {
     let instruments: PipelineInstruments
     @usableFromInline
     let tracer: (any Tracer)?
+    /// What writes each attempt's trace context into its header fields: the tracer given, or the
+    /// process's instrument; `nil` when neither propagates anything.
+    let propagator: (any Instrument)?
+    /// Whether attempts have spans, propagate a context or are measured: otherwise they skip it all.
+    let observesAttempts: Bool
 
     /// Creates a data manager for the API at `baseURL`.
     ///
@@ -92,8 +97,10 @@ public final class APIDataManager: Sendable {
     ///   - logger: One line per attempt. Secrets are never logged: only methods, paths without
     ///     their query, statuses, chains, handler names and delays.
     ///   - metricsFactory: Where the counters go; `nil` uses the process's `MetricsSystem`.
-    ///   - tracer: Where spans go (one per call, an event per attempt); `nil` uses the process's
-    ///     `InstrumentationSystem`.
+    ///   - tracer: Where spans go (an INTERNAL span per call, a CLIENT span per attempt as its
+    ///     child, docs/observability.md); `nil` uses the process's `InstrumentationSystem`. Each
+    ///     attempt's request carries the attempt span's context, injected by this tracer (or by the
+    ///     process's instrument, with the task's context, when there is no tracer).
     /// - Throws: ``NetworkErrorCode/invalidURL`` when `baseURL` is not an http(s) URL with a host,
     ///   or carries user information, a query or a fragment, which no request would send (put
     ///   credentials in a handler, queries in the endpoints).
@@ -150,6 +157,9 @@ public final class APIDataManager: Sendable {
         // whole successful call otherwise does. Without a tracer there is no span at all.
         let resolved = tracer ?? InstrumentationSystem.tracer
         self.tracer = resolved is NoOpTracer ? nil : resolved
+        let instrument = InstrumentationSystem.instrument
+        self.propagator = self.tracer ?? (instrument is NoOpTracer || instrument is NoOpInstrument ? nil : instrument)
+        self.observesAttempts = self.tracer != nil || propagator != nil || instruments.isEnabled
     }
 
     /// Sends an API call, recovering from what the handlers can, and returns its decoded result.

@@ -8,6 +8,7 @@ import Metrics
 /// | `rebound_attempts_total` | `endpoint` (the endpoint's error-code name), `outcome` (`success`, `failure`) |
 /// | `rebound_recoveries_total` | `handler` |
 /// | `rebound_failures_total` | `chain` (the short chain) |
+/// | `http.client.request.duration` (a `Timer`: seconds) | `http.request.method`, `server.address`, `server.port`, `http.response.status_code`, `error.type` |
 ///
 /// Chains are an open set, so at most ``maximumChains`` distinct chains get their own counter;
 /// further ones are counted under `chain="other"`, keeping the metric's cardinality bounded.
@@ -19,12 +20,22 @@ final class PipelineInstruments: Sendable {
         var attempts: [String: Counter] = [:]
         var recoveries: [String: Counter] = [:]
         var failures: [String: Counter] = [:]
+        var durations: [DurationKey: Timer] = [:]
+    }
+
+    /// The attributes of one `http.client.request.duration` series.
+    private struct DurationKey: Hashable {
+        var method: String
+        var address: String
+        var port: Int
+        var status: Int?
+        var errorType: String?
     }
 
     private let counters = Locked(Counters())
     private let factory: any MetricsFactory
     /// Whether metrics go anywhere: with swift-metrics' no-op factory, counting is skipped altogether.
-    private let isEnabled: Bool
+    let isEnabled: Bool
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -58,6 +69,34 @@ final class PipelineInstruments: Sendable {
         counter(\.failures, label) {
             Counter(label: "rebound_failures_total", dimensions: [("chain", label)], factory: factory)
         }.increment()
+    }
+
+    /// Records one attempt's `http.client.request.duration` (OpenTelemetry's HTTP-client metric),
+    /// with the conventions' attributes: `http.response.status_code` only when a response came,
+    /// `error.type` only when the attempt failed.
+    func recordRequestDuration(
+        _ duration: Duration, method: String, server: (address: String, port: Int), status: Int?, errorType: String?
+    ) {
+        guard isEnabled else { return }
+        let key = DurationKey(
+            method: method, address: server.address, port: server.port, status: status, errorType: errorType)
+        let timer =
+            counters.withLock { $0.durations[key] }
+            ?? {
+                var dimensions = [
+                    ("http.request.method", method), ("server.address", server.address),
+                    ("server.port", String(server.port)),
+                ]
+                if let status { dimensions.append(("http.response.status_code", String(status))) }
+                if let errorType { dimensions.append(("error.type", errorType)) }
+                let created = Timer(label: "http.client.request.duration", dimensions: dimensions, factory: factory)
+                return counters.withLock { counters in
+                    if let existing = counters.durations[key] { return existing }
+                    counters.durations[key] = created
+                    return created
+                }
+            }()
+        timer.record(duration: duration)
     }
 
     private func counter(

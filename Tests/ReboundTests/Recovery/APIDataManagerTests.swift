@@ -435,7 +435,7 @@ import Tracing
         #expect(try metrics.expectCounter("rebound_failures_total", [("chain", "AP8-HT404")]).totalValue == 1)
     }
 
-    @Test func aCallIsOneSpanWithAnEventPerAttempt() async throws {
+    @Test func aCallIsOneInternalSpanWithAnEventPerAttempt() async throws {
         let tracer = InMemoryTracer()
         let transport = ScriptedTransport([.status(.badGateway), .tasks])
         let api = try APIDataManager(
@@ -446,8 +446,8 @@ import Tracing
             tracer: tracer
         )
         _ = try await api.send(SampleEndpoints.listTasks)
-        let span = try #require(tracer.finishedSpans.first)
-        #expect(tracer.finishedSpans.count == 1)
+        let span = try #require(tracer.finishedSpans.first { $0.kind == .internal })
+        #expect(tracer.finishedSpans.count(where: { $0.kind == .internal }) == 1)
         #expect(span.operationName == "GET /tasks")
         #expect(span.events.map(\.name) == ["attempt", "attempt"])
         #expect(span.events.first?.attributes["rebound.chain"]?.toSpanAttribute() == "HT502")
