@@ -202,6 +202,9 @@ let package = Package(
             dependencies: [
                 "Rebound", "ReboundCurl", "CCurl", "ReboundMockBackend", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // A W3C trace-context tracer over the in-memory one, for the propagation test.
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
     ]
