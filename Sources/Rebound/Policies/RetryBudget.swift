@@ -1,3 +1,4 @@
+public import CoreMetrics
 import Synchronization
 
 /// A token bucket, shared by all requests of one client, that stops retries when most attempts fail.
@@ -67,6 +68,8 @@ public final class RetryBudget: Sendable {
     private let maxMilliTokens: Int
     private let refundMilliTokens: Int
     private let milliTokens: Atomic<Int>
+    /// `rebound_retry_budget_tokens{budget}`: the tokens after each change; `nil` without metrics.
+    private let gauge: Gauge?
 
     private static let milli = 1_000
 
@@ -75,12 +78,24 @@ public final class RetryBudget: Sendable {
     /// - Parameters:
     ///   - maxTokens: The bucket's capacity. Default 10, gRPC's example value.
     ///   - tokenRatio: The refund per success. Default 0.1, gRPC's example value.
-    public init(maxTokens: Double = 10, tokenRatio: Double = 0.1) {
+    ///   - name: The `budget` label of the `rebound_retry_budget_tokens` gauge, which holds the
+    ///     tokens after each change: give each budget of the app its own.
+    ///   - metricsFactory: Where the gauge goes; `nil` uses the process's `MetricsSystem` (with
+    ///     its no-op factory, there is no gauge at all).
+    public init(
+        maxTokens: Double = 10, tokenRatio: Double = 0.1, name: String = "default",
+        metricsFactory: (any MetricsFactory)? = nil
+    ) {
         maxMilliTokens = Self.milliTokens(maxTokens, in: 0...1_000, ifNaN: 0)
         refundMilliTokens = Self.milliTokens(tokenRatio, in: 0.001...1_000, ifNaN: 0.001)
         self.maxTokens = Double(maxMilliTokens) / Double(Self.milli)
         self.tokenRatio = Double(refundMilliTokens) / Double(Self.milli)
         milliTokens = Atomic(maxMilliTokens)
+        let factory = metricsFactory ?? MetricsSystem.factory
+        gauge =
+            factory is NOOPMetricsHandler
+            ? nil : Gauge(label: "rebound_retry_budget_tokens", dimensions: [("budget", name)], factory: factory)
+        gauge?.record(self.maxTokens)
     }
 
     /// The tokens in the bucket now, in `0...maxTokens`.
@@ -120,7 +135,10 @@ public final class RetryBudget: Sendable {
             if new == current { return current }
             let (exchanged, original) = milliTokens.compareExchange(
                 expected: current, desired: new, ordering: .relaxed)
-            if exchanged { return new }
+            if exchanged {
+                gauge?.record(Double(new) / Double(Self.milli))
+                return new
+            }
             current = original
         }
     }

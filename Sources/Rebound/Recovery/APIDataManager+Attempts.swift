@@ -128,6 +128,8 @@ private struct CallShell {
     var success: (id: AttemptID, response: TransportResponse)?
     /// A request a deciding handler asked to send instead.
     var adjusted: HTTPRequest?
+    /// The data manager's monitor, for this call.
+    let monitor: CallMonitor?
 
     /// One attempt, as the shell knows it.
     struct Slot {
@@ -149,6 +151,13 @@ private struct CallShell {
         self.manager = manager
         self.call = call
         self.span = span
+        monitor = manager.monitor.map {
+            CallMonitor(
+                monitor: $0, call: number,
+                endpoint: HTTPClientConventions.spanName(
+                    method: call.method,
+                    template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template)))
+        }
         let options = call.options
         participants =
             options.skippedHandlers.isEmpty
@@ -168,6 +177,7 @@ private struct CallShell {
         -> APIDataManager.CallEnding.Result
     {
         loop.start(now: loop.startedAt)
+        monitor?.emit(.callStarted)
         while let action = loop.nextAction() {
             switch action {
             case .prepare(let id):
@@ -177,6 +187,8 @@ private struct CallShell {
             case .recover(let id):
                 await recover(id)
             case .wait(let delay):
+                manager.instruments.recordRetryDelay(delay)
+                monitor?.emit(.waiting, delay: delay)
                 do {
                     try await manager.time.sleep(for: delay)
                     loop.waited(now: manager.time.now())
@@ -191,8 +203,11 @@ private struct CallShell {
                 await report(id, ending)
             case .finish(.success(let id)):
                 guard let success, success.id == id else { break }
+                monitor?.emit(
+                    .callSucceeded, status: success.response.status.code, duration: manager.time.now() - loop.startedAt)
                 return .success(success.response)
             case .finish(.failure(let cause)):
+                monitor?.emit(.callFailed, error: cause, duration: manager.time.now() - loop.startedAt)
                 return .failure(cause)
             }
         }
@@ -209,6 +224,7 @@ private struct CallShell {
             id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
             method: call.method, path: call.path, time: manager.time)
         slots.append(Slot(context: context))
+        monitor?.emit(.attemptStarted, attempt: id.attempt)
         if Task.isCancelled { return loop.cancelled(now: manager.time.now()) }
         if let adjusted = adjusted.take() { request = adjusted }
         // By index: a `for … in` loop copies each participant (retains of its handler and name).
@@ -263,10 +279,12 @@ private struct CallShell {
                 template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template),
                 id: id, request: &request) : nil
         slots[id.attempt - 1].sent = request
+        monitor?.emit(.attemptSent, attempt: id.attempt)
         let outcome = await manager.attempt(request, body: call.body, options: options, decode: decode)
         telemetry?.end(manager, outcome)
         manager.instruments.recordAttempt(endpoint: call.errorCode.name, succeeded: outcome.isSuccess)
         let now = manager.time.now()
+        monitor?.attemptEnded(outcome, attempt: id.attempt, duration: now - (loop.attempt(id)?.started ?? now))
         switch outcome {
         case .success(let response):
             success = (id, response)
@@ -312,6 +330,7 @@ private struct CallShell {
                     decision = .retry(handler: participant.name, delay: plan.delay)
                     adjusted = plan.request
                     slots[id.attempt - 1].delay = plan.delay
+                    monitor?.emit(.handlerDecided, attempt: id.attempt, handler: participant.name, delay: plan.delay)
                     manager.instruments.recordRecovery(handler: participant.name)
                     break asking
                 }
@@ -345,9 +364,9 @@ private struct CallShell {
             outcome = .cancelled
         case .refused:
             let refusal = slots[id.attempt - 1].refusal
-            outcome = .refused(
-                handler: refusal?.handler,
-                error: refusal?.error ?? RecoveryError(.deadlineExceeded, cause: loop.lastFailure))
+            let error = refusal?.error ?? RecoveryError(.deadlineExceeded, cause: loop.lastFailure)
+            outcome = .refused(handler: refusal?.handler, error: error)
+            monitor?.emit(.attemptRefused, attempt: id.attempt, error: error, handler: refusal?.handler)
         case .abandoned:
             outcome = .abandoned
         }

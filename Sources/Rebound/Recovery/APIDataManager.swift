@@ -77,6 +77,8 @@ public final class APIDataManager: Sendable {
     let propagator: (any Instrument)?
     /// Whether attempts have spans, propagate a context or are measured: otherwise they skip it all.
     let observesAttempts: Bool
+    /// Hears every call's and attempt's events.
+    public let monitor: (any APIEventMonitor)?
 
     /// Creates a data manager for the API at `baseURL`.
     ///
@@ -101,6 +103,8 @@ public final class APIDataManager: Sendable {
     ///     child, docs/observability.md); `nil` uses the process's `InstrumentationSystem`. Each
     ///     attempt's request carries the attempt span's context, injected by this tracer (or by the
     ///     process's instrument, with the task's context, when there is no tracer).
+    ///   - monitor: Hears every call's and attempt's events (``APIEvent``); `nil` costs one check
+    ///     per event.
     /// - Throws: ``NetworkErrorCode/invalidURL`` when `baseURL` is not an http(s) URL with a host,
     ///   or carries user information, a query or a fragment, which no request would send (put
     ///   credentials in a handler, queries in the endpoints).
@@ -117,7 +121,8 @@ public final class APIDataManager: Sendable {
         jsonDecoder: JSONDecoder = JSONDecoder(),
         logger: Logger = Logger(label: "rebound.api", factory: { _ in SwiftLogNoOpLogHandler() }),
         metricsFactory: (any MetricsFactory)? = nil,
-        tracer: (any Tracer)? = nil
+        tracer: (any Tracer)? = nil,
+        monitor: (any APIEventMonitor)? = nil
     ) throws(NetworkError) {
         guard let components = URLComponents(string: baseURL),
             let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
@@ -159,6 +164,7 @@ public final class APIDataManager: Sendable {
         self.tracer = resolved is NoOpTracer ? nil : resolved
         let instrument = InstrumentationSystem.instrument
         self.propagator = self.tracer ?? (instrument is NoOpTracer || instrument is NoOpInstrument ? nil : instrument)
+        self.monitor = monitor
         self.observesAttempts = self.tracer != nil || propagator != nil || instruments.isEnabled
     }
 

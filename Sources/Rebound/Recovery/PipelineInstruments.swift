@@ -8,6 +8,7 @@ import Metrics
 /// | `rebound_attempts_total` | `endpoint` (the endpoint's error-code name), `outcome` (`success`, `failure`) |
 /// | `rebound_recoveries_total` | `handler` |
 /// | `rebound_failures_total` | `chain` (the short chain) |
+/// | `rebound_retry_delay_seconds` (a `Timer`) | none: the wait before each retry |
 /// | `http.client.request.duration` (a `Timer`: seconds) | `http.request.method`, `server.address`, `server.port`, `http.response.status_code`, `error.type` |
 ///
 /// Chains are an open set, so at most ``maximumChains`` distinct chains get their own counter;
@@ -34,12 +35,20 @@ final class PipelineInstruments: Sendable {
 
     private let counters = Locked(Counters())
     private let factory: any MetricsFactory
+    /// The wait before each retry.
+    private let retryDelay: Timer?
     /// Whether metrics go anywhere: with swift-metrics' no-op factory, counting is skipped altogether.
     let isEnabled: Bool
 
     init(factory: any MetricsFactory) {
         self.factory = factory
         isEnabled = !(factory is NOOPMetricsHandler)
+        retryDelay = isEnabled ? Timer(label: "rebound_retry_delay_seconds", factory: factory) : nil
+    }
+
+    /// Records the wait before a retry.
+    func recordRetryDelay(_ delay: Duration) {
+        retryDelay?.record(duration: delay)
     }
 
     func recordAttempt(endpoint: @autoclosure () -> String, succeeded: Bool) {

@@ -108,6 +108,20 @@ struct HTTPClientTelemetryTests {
         #expect(succeeded.values.count == 1)
     }
 
+    @Test func theWaitBeforeEachRetryAndTheBudgetsTokensAreMeasured() async throws {
+        let metrics = TestMetrics()
+        let budget = RetryBudget(name: "tasks", metricsFactory: metrics)
+        let transport = ScriptedTransport([.status(.badGateway), .json(#"{"id":7,"title":"t"}"#)])
+        let api = try APIDataManager(
+            baseURL: "https://api.example.com", transport: transport, handlers: [temporaryHandler(budget: budget)],
+            time: TestClock().timeSource, metricsFactory: metrics)
+        _ = try await api.send(Self.getTask(7))
+
+        #expect(try metrics.expectTimer("rebound_retry_delay_seconds").values == [200_000_000])
+        // Full (10), one failure (9), one success refunds 0.1.
+        #expect(try metrics.expectGauge("rebound_retry_budget_tokens", [("budget", "tasks")]).values == [10, 9, 9.1])
+    }
+
     @Test func aFailureWithoutAResponseIsTypedByItsNetworkCode() async throws {
         let metrics = TestMetrics()
         let tracer = InMemoryTracer()
@@ -176,7 +190,9 @@ struct HTTPClientConventionsValuesTests {
         #expect(attempt.operationName == "HTTP /cache")
         #expect(attempt.attributes["http.request.method"]?.toSpanAttribute() == "_OTHER")
         #expect(attempt.attributes["http.request.method_original"]?.toSpanAttribute() == "PURGE")
-        #expect(metrics.timers.allSatisfy { $0.dimensions.contains { $0 == ("http.request.method", "_OTHER") } })
+        let durations = metrics.timers(label: "http.client.request.duration")
+        #expect(durations.count == 1)
+        #expect(durations.allSatisfy { $0.dimensions.contains { $0 == ("http.request.method", "_OTHER") } })
     }
 
     @Test func aPlainStringPathsQueryStaysOutOfTheTemplate() async throws {
