@@ -2,6 +2,7 @@ import CCurl
 import HTTPTypes
 import Rebound
 import Synchronization
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -32,6 +33,7 @@ final class CurlTransfer: @unchecked Sendable {
         /// Time until the request could be sent: zero when no connection was ever ready. (The
         /// connect time alone is zero on a reused connection too.)
         var pretransferMicroseconds: Int64
+        var timings: TransferTimings
         var errorMessage: String?
     }
 
@@ -131,6 +133,13 @@ final class CurlTransfer: @unchecked Sendable {
             httpVersion: easy.info(long: CURLINFO_HTTP_VERSION),
             newConnections: easy.info(long: CURLINFO_NUM_CONNECTS),
             pretransferMicroseconds: easy.info(offset: CURLINFO_PRETRANSFER_TIME_T),
+            timings: TransferTimings(
+                nameLookup: .microseconds(easy.info(offset: CURLINFO_NAMELOOKUP_TIME_T)),
+                connect: .microseconds(easy.info(offset: CURLINFO_CONNECT_TIME_T)),
+                tlsHandshake: .microseconds(easy.info(offset: CURLINFO_APPCONNECT_TIME_T)),
+                firstByte: .microseconds(easy.info(offset: CURLINFO_STARTTRANSFER_TIME_T)),
+                total: .microseconds(easy.info(offset: CURLINFO_TOTAL_TIME_T))
+            ),
             errorMessage: easy.errorMessage
         )
     }
@@ -175,7 +184,8 @@ final class CurlTransfer: @unchecked Sendable {
         }
         return receiver.response(
             status: completion.status,
-            info: TransferInfo(httpVersion: version, newConnections: completion.newConnections)
+            info: TransferInfo(
+                httpVersion: version, newConnections: completion.newConnections, timings: completion.timings)
         )
     }
 

@@ -31,6 +31,15 @@ final class CurlTransportTLSTests {
         #expect(String(decoding: response.body, as: UTF8.self) == "hello over TLS")
     }
 
+    @Test func aNewTLSConnectionsTimingsIncludeItsHandshake() async throws {
+        let fresh = CurlTransport(configuration: .init(certificateAuthorityFile: server.certificateFile))
+        defer { fresh.shutdown() }
+        let timings = try #require(try await fresh.send(request("/hello")).info.timings)
+        #expect(timings.tlsHandshake > timings.connect)
+        #expect(timings.tlsHandshake <= timings.firstByte)
+        #expect(timings.firstByte <= timings.total)
+    }
+
     @Test func http1CanBeForced() async throws {
         var options = TransportOptions()
         options.httpVersion = .http1

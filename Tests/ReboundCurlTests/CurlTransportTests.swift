@@ -21,6 +21,23 @@ struct CurlTransportTests {
         }
     }
 
+    @Test func eachResponseCarriesLibcurlsTimingsOfItsPhases() async throws {
+        try await withLoopback { server, transport in
+            let first = try #require(try await transport.send(server.request("/hello")).info.timings)
+            #expect(first.total > .zero)
+            #expect(first.nameLookup <= first.connect)
+            #expect(first.connect <= first.firstByte)
+            #expect(first.firstByte <= first.total)
+            // Plain http: no handshake.
+            #expect(first.tlsHandshake == .zero)
+            // A reused connection has no lookup and no connect of its own.
+            let second = try #require(try await transport.send(server.request("/hello")).info.timings)
+            #expect(second.connect == .zero)
+            #expect(second.total > .zero)
+            #expect(server.connectionsAccepted == 1)
+        }
+    }
+
     @Test func fiveHundredConcurrentRequestsAllSucceed() async throws {
         try await withLoopback { server, transport in
             let statuses = try await withThrowingTaskGroup(of: (Int, Int).self) { group in

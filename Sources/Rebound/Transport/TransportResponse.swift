@@ -1,5 +1,6 @@
 public import HTTPTypes
 import Synchronization
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -114,10 +115,16 @@ public struct TransferInfo: Hashable, Sendable {
     public var redirectCount: Int
     /// How many new connections the transfer had to open (0 when it reused one).
     public var newConnections: Int
+    /// How long its phases took (DNS, connect, TLS, first byte, total), when the transport
+    /// measures them: `CurlTransport` does, a scripted transport does not (`nil`).
+    public var timings: TransferTimings?
 
-    public init(httpVersion: String = "1.1", redirectCount: Int = 0, newConnections: Int = 0) {
+    public init(
+        httpVersion: String = "1.1", redirectCount: Int = 0, newConnections: Int = 0, timings: TransferTimings? = nil
+    ) {
         self.httpVersion = httpVersion
         self.redirectCount = redirectCount
         self.newConnections = newConnections
+        self.timings = timings
     }
 }
