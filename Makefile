@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix report-cost lint docs samples api format benchmark benchmark-report soak
+.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix report-cost lint docs samples api format benchmark benchmark-report soak run-otel test-otel
 
 setup:
 	@scripts/setup.sh
@@ -10,14 +10,22 @@ setup:
 run: setup
 	$(SWIFT) run task-client
 
+## The example built with the package trait OTel (its own scratch path, .build-otel), exporting
+## over OTLP to a receiver on loopback (or OTLP_ENDPOINT) and serving Prometheus metrics on
+## METRICS_PORT (9464); prints what the receiver got.
+run-otel: setup-tests
+	SWIFT=$(SWIFT) scripts/run-otel.sh
+
 setup-tests:
 	@scripts/setup.sh --tests
 
 ## Sets up, then checks formatting and the API documentation, runs every test, type-checks the
 ## documentation's Swift samples against the build, compares the public API with api/, runs the
-## fault matrix alone, and runs the tests again under the address and the thread sanitizers.
+## fault matrix alone, runs the exporter tests in a build with the OTel trait, and runs the tests
+## again under the address and the thread sanitizers.
 test: setup-tests lint docs
 	SWIFT=$(SWIFT) scripts/test.sh tests
+	$(MAKE) test-otel
 	scripts/check-samples.py
 	scripts/api-summary.py --check
 	$(MAKE) fault-matrix
@@ -40,6 +48,12 @@ soak: setup-tests
 report-cost: setup
 	$(SWIFT) build -c release --product reliability
 	.build/release/reliability report-cost
+
+## ReboundOTel and ReboundPrometheus against a real OTLP receiver and Prometheus, in a build with
+## the package trait OTel and a scratch path of its own (swift-otel takes minutes to build, so no
+## other build includes it).
+test-otel: setup-tests
+	SWIFT=$(SWIFT) scripts/test.sh tests-otel --traits OTel --scratch-path .build-otel --filter ReboundExportTests
 
 ## The whole suite under the address sanitizer, in a scratch path of its own. Leak detection is
 ## off; docs/reliability.md says why.

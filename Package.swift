@@ -10,6 +10,9 @@ let package = Package(
         .library(name: "ReboundTesting", targets: ["ReboundTesting"]),
         .library(name: "ReboundReportAnalysis", targets: ["ReboundReportAnalysis"]),
         .library(name: "ReboundMockBackend", targets: ["ReboundMockBackend"]),
+        .library(name: "ReboundPrometheus", targets: ["ReboundPrometheus"]),
+        // Empty unless the package is built with the `OTel` trait.
+        .library(name: "ReboundOTel", targets: ["ReboundOTel"]),
         .executable(name: "rebound", targets: ["ReboundCLI"]),
         .executable(name: "mock-backend", targets: ["MockBackendServer"]),
         .executable(name: "task-client", targets: ["TaskClient"]),
@@ -18,6 +21,15 @@ let package = Package(
         .executable(name: "decoding-benchmark", targets: ["DecodingBenchmark"]),
         .executable(name: "reliability", targets: ["Reliability"]),
         .executable(name: "overload-scenario", targets: ["OverloadScenario"]),
+    ],
+    traits: [
+        .trait(
+            name: "OTel",
+            description: """
+                ReboundOTel: OTLP export of traces, metrics and logs through swift-otel, which takes \
+                minutes to build. Off by default, so that nothing builds swift-otel unless it asks.
+                """
+        )
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
@@ -28,6 +40,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Built only with the `OTel` trait (ReboundOTel); OTLP over HTTP only, no gRPC.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // Only for `swift package generate-documentation` (make docs); nothing links it.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -76,6 +92,24 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The process's swift-metrics for Prometheus, served by the mock backend's loopback server.
+        .target(
+            name: "ReboundPrometheus",
+            dependencies: ["ReboundMockBackend", .product(name: "Prometheus", package: "swift-prometheus")]
+        ),
+        // OTLP export through swift-otel; its sources compile only with the `OTel` trait.
+        .target(
+            name: "ReboundOTel",
+            dependencies: [
+                "Rebound",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTel"])),
+                .product(
+                    name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["OTel"])),
+            ]
+        ),
         // The example's fake domain on that server: the task-marketplace mock backend and its
         // failures. Not a product: only `mock-backend`, `task-client` and the tests use it.
         .target(
@@ -107,9 +141,12 @@ let package = Package(
         .executableTarget(
             name: "TaskClient",
             dependencies: [
-                "Rebound", "ReboundCurl", "ReboundMarketplace",
+                "Rebound", "ReboundCurl", "ReboundMarketplace", "ReboundPrometheus", "ReboundOTel",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/TaskClient"
@@ -195,6 +232,19 @@ let package = Package(
                 "Reliability", "Rebound", "ReboundReportAnalysis",
                 // To parse the commands' options in process, as well as running the binaries.
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The exporters against real peers: Prometheus and an OTLP receiver (scripts/otlp-receiver.py),
+        // each started by the tests. Compiled only with the `OTel` trait (`make test` runs it so).
+        .testTarget(
+            name: "ReboundExportTests",
+            dependencies: [
+                "Rebound", "ReboundCurl", "ReboundPrometheus", "ReboundOTel", "ReboundMockBackend", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .testTarget(

@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ["Rebound", "ReboundCurl", "ReboundTesting", "ReboundMockBackend", "ReboundReportAnalysis"]
+MODULES = ["Rebound", "ReboundCurl", "ReboundTesting", "ReboundMockBackend", "ReboundReportAnalysis", "ReboundPrometheus"]
 
 
 def build_flags() -> list[str]:
