@@ -29,6 +29,8 @@ struct TaskClientCommand: AsyncParsableCommand {
               task-client
               task-client --backend http://127.0.0.1:8080
               task-client --captcha-answer 7 < /dev/null
+              task-client --metrics-port 9464
+              swift run --traits OTel task-client --otlp-endpoint http://127.0.0.1:4318 --metrics-port 9464
             """
     )
 
@@ -44,9 +46,20 @@ struct TaskClientCommand: AsyncParsableCommand {
     @Flag(help: "Hide the attempt log; show only the steps and what a person would see.")
     var quiet = false
 
+    @Option(
+        help: """
+            Send spans and metrics over OTLP/HTTP to this collector, such as http://127.0.0.1:4318. \
+            Needs a build with the package trait OTel (make run-otel).
+            """)
+    var otlpEndpoint: String?
+
+    @Option(help: "Serve metrics for Prometheus at http://127.0.0.1:<port>/metrics while the session runs.")
+    var metricsPort: Int?
+
     func run() async throws {
         let transport = CurlTransport()
         defer { transport.shutdown() }
+        let telemetry = try await Telemetry.start(otlpEndpoint: otlpEndpoint, metricsPort: metricsPort)
 
         var inProcess: MockBackend?
         let baseURL: String
@@ -63,11 +76,13 @@ struct TaskClientCommand: AsyncParsableCommand {
 
         var logger = Logger(label: "task-client") { _ in ConsoleLogHandler() }
         logger.logLevel = quiet ? .critical : .info
-        let interactor = try makeInteractor(baseURL: baseURL, transport: transport, logger: logger)
-        let presenter = ErrorPresenter(build: BuildIdentity(version: "1.0.0", revision: "example"))
+        let interactor = try makeInteractor(
+            baseURL: baseURL, transport: transport, logger: logger, telemetry: telemetry)
+        let presenter = ErrorPresenter(build: exampleBuild)
 
         let surprises = try await Walkthrough(interactor: interactor, control: control, presenter: presenter).run()
         try await inProcess?.shutdown()
+        await telemetry.stop()
         if surprises > 0 {
             Console.write("\n\(surprises) step(s) did not end as expected.")
             throw ExitCode.failure
@@ -77,7 +92,12 @@ struct TaskClientCommand: AsyncParsableCommand {
 
     /// Builds the layers: one data manager over the transport, with every handler. The token
     /// refresh and the captcha verification go through it too, skipping the handler that sends them.
-    private func makeInteractor(baseURL: String, transport: CurlTransport, logger: Logger) throws -> TaskInteractor {
+    private func makeInteractor(
+        baseURL: String,
+        transport: CurlTransport,
+        logger: Logger,
+        telemetry: Telemetry
+    ) throws -> TaskInteractor {
         let temporary = BackendTemporaryErrorHandler(
             configuration: .init(addsIdempotencyKey: true),
             random: SeededRandom(seed: seed)
@@ -100,11 +120,15 @@ struct TaskClientCommand: AsyncParsableCommand {
         )
         let built = TaskAPI(
             manager: try APIDataManager(
-                baseURL: baseURL, transport: transport, handlers: [temporary, auth, captcha], logger: logger))
+                baseURL: baseURL, transport: transport, handlers: [temporary, auth, captcha], logger: logger,
+                metricsFactory: telemetry.metricsFactory, tracer: telemetry.tracer))
         api.set(built)
         return TaskInteractor(api: built, credentials: credentials)
     }
 }
+
+/// The example's build, as its error messages and telemetry name it.
+let exampleBuild = BuildIdentity(version: "1.0.0", revision: "example")
 
 /// The API, set once it is built: its handlers send requests through it.
 final class APIReference: Sendable {
