@@ -22,7 +22,7 @@ import Testing
     @Test func everyReportNamesTheMachineByItsHostNameUnlessConfiguredOtherwise() async throws {
         var buffer = [CChar](repeating: 0, count: 256)
         try #require(gethostname(&buffer, 255) == 0)
-        let hostName = String(cString: buffer)
+        let hostName = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #expect(NonFatalReporter.Configuration(build: ReportingFixture.build).host == hostName)
         #expect(NonFatalReporter.Configuration.localHost() == hostName)
 
