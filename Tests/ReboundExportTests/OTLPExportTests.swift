@@ -32,24 +32,20 @@
             let chain = try await withSpan("checkout", tracer: export.tracer) {
                 try await scenario.run(reporter: reporter)
             }
-            // The exporter's own buckets, as the conventions' histogram will use them.
-            Timer(
-                label: "http.client.request.duration", dimensions: [("http.request.method", "GET")],
-                factory: export.metricsFactory
-            )
-            .recordMilliseconds(30)
             await reporter.shutdown()
             try await scenario.stop()
             export.shutdown()
             try await exporting.value
 
             let items = try await receiver.items { items in
-                items.contains { $0.signal == "log" } && items.filter { $0.signal == "span" }.count >= 4
+                items.contains { $0.signal == "log" }
+                    && items.filter { $0.signal == "span" }.count >= 4 + Scenario.maxAttempts
                     && items.contains { $0.name == "rebound_failures_total" }
             }
             #expect(items.filter { $0.signal == "error" }.isEmpty)
 
-            // Spans: the caller's span, and under it one CLIENT span per call.
+            // Spans: the caller's span, under it one INTERNAL span per call, and under each call
+            // one CLIENT span per attempt.
             let spans = items.filter { $0.signal == "span" }
             let checkout = try #require(spans.first { $0.name == "checkout" })
             #expect(checkout.kind == "SPAN_KIND_INTERNAL")
@@ -57,10 +53,20 @@
             #expect(checkout.resource?["service.version"] == Scenario.build.description)
             let calls = spans.filter { $0.parentSpanId == checkout.spanId }
             #expect(calls.compactMap(\.name).sorted() == ["GET /outage", "GET /tasks", "GET /tasks"])
-            #expect(calls.allSatisfy { $0.kind == "SPAN_KIND_CLIENT" && $0.traceId == checkout.traceId })
+            #expect(calls.allSatisfy { $0.kind == "SPAN_KIND_INTERNAL" && $0.traceId == checkout.traceId })
             let failed = try #require(calls.first { $0.name == "GET /outage" })
             #expect(failed.events?.contains { $0.name == "exception" } == true)
             #expect(failed.attributes?["rebound.chain"] == chain)
+            for call in calls {
+                let attempts = spans.filter { $0.parentSpanId == call.spanId }
+                #expect(attempts.count == (call.spanId == failed.spanId ? Scenario.maxAttempts : 1))
+                #expect(attempts.allSatisfy { $0.kind == "SPAN_KIND_CLIENT" && $0.name == call.name })
+            }
+            let outageAttempts = spans.filter { $0.parentSpanId == failed.spanId }
+            #expect(
+                Set(outageAttempts.compactMap { $0.attributes?["http.request.resend_count"] })
+                    == Set((1..<Scenario.maxAttempts).map { "\($0)" }))
+            #expect(outageAttempts.allSatisfy { $0.attributes?["error.type"] == "503" })
 
             // Metrics: the pipeline's counters, and a timer as a histogram in seconds.
             let metrics = items.filter { $0.signal == "metric" }
@@ -69,11 +75,18 @@
             let attempts = metrics.filter { $0.name == "rebound_attempts_total" }
             #expect(attempts.last { $0.attributes?["outcome"] == "success" }?.value == 2)
             #expect(attempts.last { $0.attributes?["outcome"] == "failure" }?.value == Double(Scenario.maxAttempts))
-            let duration = try #require(metrics.last { $0.name == "http.client.request.duration" })
-            #expect(duration.type == "histogram")
-            #expect(duration.bounds == OTLPExport.durationBuckets)
-            #expect(duration.count == 1)
-            #expect(duration.bucketCounts?[3] == 1)  // 30 ms: in (0.025, 0.05]
+            // The pipeline's http.client.request.duration: one point per attribute set, each
+            // cumulative, so the last export of each holds every attempt with those attributes.
+            let durations = metrics.filter { $0.name == "http.client.request.duration" }
+            #expect(!durations.isEmpty)
+            #expect(durations.allSatisfy { $0.type == "histogram" && $0.bounds == OTLPExport.durationBuckets })
+            var attemptsBySet: [[String: String]: Int] = [:]
+            for point in durations {
+                let set = point.attributes ?? [:]
+                attemptsBySet[set] = max(attemptsBySet[set] ?? 0, point.count ?? 0)
+            }
+            #expect(attemptsBySet.values.reduce(0, +) == 2 + Scenario.maxAttempts)
+            #expect(attemptsBySet.first { $0.key["http.response.status_code"] == "503" }?.value == Scenario.maxAttempts)
 
             // Logs: the report, in the caller's trace, with its chain, context and build.
             let logs = items.filter { $0.signal == "log" }

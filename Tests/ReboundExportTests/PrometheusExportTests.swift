@@ -27,9 +27,6 @@
             let reporter = NonFatalReporter(configuration: .init(build: Scenario.build), sinks: [])
 
             let chain = try await scenario.run(reporter: reporter)
-            // The exporter's own name and buckets, as the conventions' histogram will use them.
-            Timer(label: "http.client.request.duration", dimensions: [("http.request.method", "GET")], factory: factory)
-                .recordMilliseconds(30)
             await reporter.shutdown()
 
             let failures = try await prometheus.query(#"rebound_failures_total{job="rebound"}"#) { !$0.isEmpty }
@@ -38,12 +35,19 @@
             let attempts = try await prometheus.query("rebound_attempts_total") { $0.count == 2 }
             #expect(attempts.first { $0.metric["outcome"] == "success" }?.number == 2)
             #expect(attempts.first { $0.metric["outcome"] == "failure" }?.number == Double(Scenario.maxAttempts))
-            let buckets = try await prometheus.query("http_client_request_duration_seconds_bucket") { !$0.isEmpty }
+            // The pipeline's histogram: one series per attribute set, every attempt counted once.
+            let attemptsSent = Double(2 + Scenario.maxAttempts)
+            let buckets = try await prometheus.query("http_client_request_duration_seconds_bucket") { series in
+                series.filter { $0.metric["le"] == "+Inf" }.reduce(0) { $0 + ($1.number ?? 0) } == attemptsSent
+            }
             let bounds = Set(buckets.compactMap { $0.metric["le"] })
             #expect(bounds == Set(PrometheusExport.requestDurationBuckets.map { "\($0)" } + ["+Inf"]))
             #expect(buckets.allSatisfy { $0.metric["http_request_method"] == "GET" })
-            #expect(buckets.first { $0.metric["le"] == "0.025" }?.number == 0)
-            #expect(buckets.first { $0.metric["le"] == "0.05" }?.number == 1)
+            let everyAttempt = buckets.filter { $0.metric["le"] == "+Inf" }
+            #expect(everyAttempt.reduce(0) { $0 + ($1.number ?? 0) } == attemptsSent)
+            #expect(
+                everyAttempt.first { $0.metric["http_response_status_code"] == "503" }?.number
+                    == Double(Scenario.maxAttempts))
 
             let scraped = try #require(await get(endpoint.url, transport: transport))
             for secret in Scenario.secrets {
