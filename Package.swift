@@ -95,7 +95,7 @@ let package = Package(
         // The process's swift-metrics for Prometheus, served by the mock backend's loopback server.
         .target(
             name: "ReboundPrometheus",
-            dependencies: ["ReboundMockBackend", .product(name: "Prometheus", package: "swift-prometheus")]
+            dependencies: ["Rebound", "ReboundMockBackend", .product(name: "Prometheus", package: "swift-prometheus")]
         ),
         // OTLP export through swift-otel; its sources compile only with the `OTel` trait.
         .target(

@@ -96,10 +96,8 @@
         }
 
         /// The bucket boundaries of duration histograms, in seconds: those OpenTelemetry's HTTP-client
-        /// conventions advise for `http.client.request.duration`.
-        public static let durationBuckets: [Double] = [
-            0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
-        ]
+        /// conventions advise for `http.client.request.duration` (`TelemetryBuckets`).
+        public static let durationBuckets = TelemetryBuckets.requestDurationSeconds
 
         /// The tracer whose spans are exported.
         public let tracer: any Tracer

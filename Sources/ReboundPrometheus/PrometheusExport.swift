@@ -1,4 +1,5 @@
 public import Prometheus
+import Rebound
 
 /// How Rebound's metrics look to Prometheus: the names, and the buckets of the request-duration
 /// histogram.
@@ -16,10 +17,9 @@ public import Prometheus
 public enum PrometheusExport {
     /// The bucket boundaries of `http.client.request.duration`, in seconds: those OpenTelemetry's
     /// HTTP-client conventions advise. They are also the boundaries of every other timer, so that
-    /// all durations Rebound records can be compared bucket for bucket.
-    public static let requestDurationBuckets: [Double] = [
-        0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
-    ]
+    /// all durations Rebound records can be compared bucket for bucket; the OTLP export uses the
+    /// same (`TelemetryBuckets`).
+    public static let requestDurationBuckets = TelemetryBuckets.requestDurationSeconds
 
     /// The swift-metrics labels that get another name in Prometheus, by label.
     public static let names: [String: String] = [

@@ -208,4 +208,10 @@ struct HTTPClientConventionsValuesTests {
             attempt.attributes["url.full"]?.toSpanAttribute()
                 == "https://api.example.com/tasks?access_token=REDACTED&REDACTED")
     }
+
+    @Test func theExportersDurationBucketsAreTheConventionsAdvisedBoundariesInIncreasingOrder() {
+        let buckets = TelemetryBuckets.requestDurationSeconds
+        #expect(buckets == [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10])
+        #expect(zip(buckets, buckets.dropFirst()).allSatisfy { $0 < $1 })
+    }
 }
