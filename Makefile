@@ -61,11 +61,12 @@ test-otel: setup-tests
 	SWIFT=$(SWIFT) scripts/test.sh tests-otel --traits OTel --scratch-path .build-otel --filter ReboundExportTests
 
 ## The whole suite under the address sanitizer, in a scratch path of its own. Leak detection is
-## off; docs/reliability.md says why.
+## off and one report inside Foundation is suppressed (.asan-suppressions); docs/reliability.md
+## says why.
 test-asan: setup-tests
-	ASAN_OPTIONS="detect_leaks=0 $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
+	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan --skip FaultMatrixTests
-	ASAN_OPTIONS="detect_leaks=0 $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
+	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh fault-matrix-asan --sanitize=address --scratch-path .build-asan --filter FaultMatrixTests
 
 test-tsan: setup-tests
