@@ -317,12 +317,14 @@ struct AttemptLoop {
     }
 
     /// The last attempt's failure as the call's cause: "retries exhausted" only when a handler
-    /// was retrying this very failure (the attempt before failed the same way and was recovered);
-    /// a different last failure (503, then 404) is just itself.
+    /// was retrying this very failure (the attempt before failed with the same short chain and
+    /// was recovered); a different last failure (503, then 404) is just itself. Short chains, not
+    /// whole ones: a transport words one failure differently from attempt to attempt (libcurl's
+    /// "after 0 ms", "after 1 ms").
     private func exhausted(_ error: any Error, recordIndex: Int) -> any Error {
         guard recordIndex > 0 else { return error }
         let previous = history[recordIndex - 1]
-        let wasRecovering = previous.handler != nil && previous.chain == history[recordIndex].chain
+        let wasRecovering = previous.handler != nil && previous.error == history[recordIndex].error
         return wasRecovering ? RecoveryError(.retriesExhausted, cause: error) : error
     }
 

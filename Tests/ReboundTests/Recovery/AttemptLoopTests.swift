@@ -107,6 +107,24 @@ import Testing
                 == [.report(2, .failed(record: 1)), .failure("RE1-HT503")])
     }
 
+    /// libcurl words one failure differently from attempt to attempt ("after 0 ms", "after 1 ms";
+    /// "Empty reply from server", "Connection died"): the same chain with another reason is
+    /// still the failure the handler was retrying.
+    @Test func theSameFailureInOtherWordsStillEndsAsRetriesExhausted() {
+        var loop = Self.loop(maxAttempts: 2)
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        let first = NetworkError(.cannotConnect, reason: "Failed to connect after 0 ms", context: ["curlCode": "7"])
+        let second = NetworkError(.cannotConnect, reason: "Failed to connect after 1 ms", context: ["curlCode": "7"])
+        loop.failed(Self.id(1), error: first, status: nil, cancelled: false, now: .zero)
+        loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .zero)
+        loop.prepared(Self.id(2), now: .zero)
+        #expect(
+            loop.after { $0.failed(Self.id(2), error: second, status: nil, cancelled: false, now: .zero) } == [
+                .report(2, .failed(record: 1)), .failure("RE1-NE6"),
+            ])
+    }
+
     @Test func aDifferentLastFailureIsItselfNotRetriesExhausted() {
         var loop = Self.loop(maxAttempts: 2)
         loop.start(now: .zero)
