@@ -72,7 +72,7 @@ import Testing
             \(run.unexpected.values.reduce(0, +)) otherwise
             """)
         for (outcome, count) in run.unexpected.sorted(by: { $0.value > $1.value }).prefix(20) {
-            print("unexpected: \(outcome) × \(count)")
+            print("unexpected: \(outcome) × \(count), the first: \(run.unexpectedHistory[outcome] ?? "")")
         }
         #expect(run.unexpected.isEmpty, "calls that ended otherwise than their fault says: \(run.unexpected)")
         #expect(growth < 5 * 1024 * 1024, "resident memory grew \(Self.mebibytes(growth)) MiB after the warm-up")
@@ -93,6 +93,8 @@ import Testing
         var budgetExhausted = 0
         /// "fault: chain" of the calls that ended otherwise than expected, and how many.
         var unexpected: [String: Int] = [:]
+        /// The attempt history of the first call of each unexpected "fault: chain".
+        var unexpectedHistory: [String: String] = [:]
         /// The transport's transfers not handed back once every call had ended.
         var activeTransfers: Int
         var handlersMisfired: Bool
@@ -201,11 +203,12 @@ import Testing
     /// Sends one call and counts how it ended.
     static func send(_ lane: Lane, into tally: Locked<Run>) async {
         let outcome: String
+        let history: String
         do {
             _ = try await lane.api.response(for: lane.endpoint)
-            outcome = "success"
+            (outcome, history) = ("success", "")
         } catch {
-            outcome = error.chain.short
+            (outcome, history) = (error.chain.short, error.attachment(AttemptHistory.self)?.summary ?? "none")
         }
         // A fault the handler retries may meet an empty budget: the call then ends at once in
         // RE4 over the same failure, as the budget promises.
@@ -216,7 +219,11 @@ import Testing
             case lane.expected where outcome == "success": run.succeeded += 1
             case lane.expected: run.failedAsExpected += 1
             case budgetChain: run.budgetExhausted += 1
-            default: run.unexpected["\(lane.name): \(outcome)", default: 0] += 1
+            default:
+                run.unexpected["\(lane.name): \(outcome)", default: 0] += 1
+                if run.unexpectedHistory["\(lane.name): \(outcome)"] == nil {
+                    run.unexpectedHistory["\(lane.name): \(outcome)"] = history
+                }
             }
         }
     }
