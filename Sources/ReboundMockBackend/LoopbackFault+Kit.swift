@@ -27,6 +27,7 @@ import NIOHTTP1
 /// | ``interimFlood(heads:every:)``          | `100 Continue` heads without end                        |
 /// | ``overloaded(status:retryAfter:)``      | a 503 or 429, with the given `Retry-After` or none      |
 /// | ``rateLimited(perSecond:retryAfter:rateLimitFields:counts:)`` | the route's reply up to a number a second, then 429s, with `RateLimit` fields |
+/// | ``outage(after:lasting:status:retryAfter:counts:)`` | the route's reply, but a 503 to everything for a window of time |
 extension LoopbackFault {
     /// `reply` instead of the route's.
     public static func replying(_ reply: LoopbackReply) -> LoopbackFault {

@@ -76,6 +76,45 @@ import Testing
         try await server.shutdown()
     }
 
+    @Test func anOutageAnswers503ToEverythingInItsWindow() async throws {
+        let server = try await Self.server()
+        let counts = OutageCounts()
+        server.faults.inject(
+            LoopbackFaultRule(fault: .outage(lasting: .seconds(600), retryAfter: "2", counts: counts)))
+
+        let during = try await exchange("/hello", port: server.port)
+        #expect(during.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        #expect(during.contains("\r\nRetry-After: 2\r\n"))
+        #expect(counts.outageAnswers == 1 && counts.served == 0)
+        #expect(counts.firstServedAfterOutage == nil)
+        #expect(server.faults.injected["outage"] == 1)
+        try await server.shutdown()
+    }
+
+    @Test func afterAnOutageTheRouteAnswersAndTheFirstAnswerIsTimed() async throws {
+        let server = try await Self.server()
+        let counts = OutageCounts()
+        // An outage that ended as it began, at the fault's creation.
+        server.faults.inject(LoopbackFaultRule(fault: .outage(lasting: .zero, counts: counts)))
+
+        #expect(try await exchange("/hello", port: server.port) == Self.helloResponse)
+        #expect(counts.outageAnswers == 0 && counts.served == 1)
+        #expect(counts.firstServedAfterOutage.map { $0 >= .zero } == true)
+        try await server.shutdown()
+    }
+
+    @Test func anOutageThatHasNotBegunLetsTheRouteAnswer() async throws {
+        let server = try await Self.server()
+        let counts = OutageCounts()
+        server.faults.inject(
+            LoopbackFaultRule(fault: .outage(after: .seconds(60), lasting: .seconds(1), counts: counts)))
+
+        #expect(try await exchange("/hello", port: server.port) == Self.helloResponse)
+        #expect(counts.outageAnswers == 0 && counts.served == 1)
+        #expect(counts.firstServedAfterOutage == nil)
+        try await server.shutdown()
+    }
+
     @Test func aCloseBeforeAnswerSendsNothing() async throws {
         let server = try await Self.server()
         server.faults.inject(LoopbackFaultRule(fault: .closeBeforeAnswer))
