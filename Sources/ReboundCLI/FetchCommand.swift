@@ -77,13 +77,8 @@ struct FetchCommand: AsyncParsableCommand {
     @OptionGroup(title: "Retry policy")
     var policy: RetryPolicyOptions
 
-    @Option(help: ArgumentHelp("The time limit of each attempt, in seconds.", valueName: "seconds"))
-    var timeout = RequestLimits().attemptTimeout.secondsValue
-
-    @Option(
-        help: ArgumentHelp(
-            "The time limit of the whole request, every attempt and wait included, in seconds.", valueName: "seconds"))
-    var deadline = RequestLimits().deadline.secondsValue
+    @OptionGroup
+    var timeLimits: RequestLimitOptions
 
     @Option(
         help: ArgumentHelp(
@@ -96,8 +91,6 @@ struct FetchCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try request()
-        try RetryPolicyOptions.validateSeconds(timeout, option: "--timeout", allowsZero: false)
-        try RetryPolicyOptions.validateSeconds(deadline, option: "--deadline", allowsZero: false)
     }
 
     func run() async throws {
@@ -166,11 +159,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
         let transport = CurlTransport()
         defer { transport.shutdown() }
-        let limits = RequestLimits(
-            maxAttempts: policy.maxAttempts,
-            deadline: Duration(roundingSeconds: deadline),
-            attemptTimeout: Duration(roundingSeconds: timeout)
-        )
+        let limits = timeLimits.limits(maxAttempts: policy.maxAttempts)
         let endpoint = Endpoint<TransportResponse, FetchErrorCode>(
             raw: request.method,
             request.target.pathAndQuery,

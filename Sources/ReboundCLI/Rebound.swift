@@ -5,6 +5,8 @@ import ArgumentParser
 /// ```
 /// rebound fetch URL [options]      a request through BackendTemporaryErrorHandler over libcurl
 /// rebound simulate [options]       the waits a retry policy would choose, without sending anything
+/// rebound report FILE… [options]   top chains and trends of non-fatal reports
+/// rebound load URL [options]       many calls through the pipeline and its overload protections
 /// ```
 ///
 /// Exit statuses are listed in ``FetchExitCode`` and in `docs/cli.md`.
@@ -21,17 +23,21 @@ struct Rebound: AsyncParsableCommand {
             every attempt is reported. `simulate` prints the waits a retry policy would choose, drawn \
             by the same code, without sending anything. `report` reads non-fatal reports (JSON lines \
             written by Rebound's reporter) and shows the top chains, builds, and new, regressed and \
-            growing chains against a baseline.
+            growing chains against a baseline. `load` drives a URL with many calls, in a closed or \
+            an open loop, through the same pipeline with a circuit breaker, an adaptive rate limiter \
+            or a concurrency limit, and reports what reached the server and what was refused.
 
             Examples:
               rebound fetch https://api.example.com/v1/tasks
               rebound fetch --json --seed 42 https://api.example.com/v1/tasks
               rebound simulate --max-attempts 6 --jitter equal --samples 10 --seed 7
               rebound report reports/*.jsonl --baseline last-week/*.jsonl
+              rebound load --rate 200 --duration 30 --breaker https://api.example.com/v1/tasks
 
-            Exit status: 0 success, 1 the server's last answer was not 2xx, 3 no answer (network \
-            failure), 64 invalid arguments, 66 a report file cannot be read.
+            Exit status: 0 success, 1 the server's last answer was not 2xx (for load: a call \
+            failed), 3 no answer (network failure), 64 invalid arguments, 66 a report file cannot \
+            be read.
             """,
-        subcommands: [FetchCommand.self, SimulateCommand.self, ReportCommand.self]
+        subcommands: [FetchCommand.self, SimulateCommand.self, ReportCommand.self, LoadCommand.self]
     )
 }
