@@ -1,13 +1,21 @@
 // Overload scenarios against the loopback mock backend, through the real libcurl transport: what
 // the server sees with and without a protection. See docs/resilience.md for the figures.
 //
-//   swift run overload-scenario storm [--allowed 100] [--seconds 10] [--workers 16] [--bare]
+//   swift run -c release overload-scenario storm [--allowed 100] [--seconds 10] [--workers 16] [--bare]
+//   swift run -c release overload-scenario outage [--rate 200] [--outage 10] [--before 2] [--after 15]
 //
 // `storm`: the backend accepts `allowed` requests a second and answers the others 429 with the
 // IETF draft's RateLimit fields (none with `--bare`). `workers` calls are kept in flight for `seconds` (closed loop),
 // through BackendTemporaryErrorHandler alone (its defaults, the retry budget included) and then
 // through AdaptiveRateLimitHandler before it. One row per client: calls, how they ended, the
 // 429s, and the goodput (requests the backend accepted per second).
+//
+// `outage`: calls start at a fixed `rate` a second (open loop) for `before` + `outage` + `after`
+// seconds; the backend answers every request 503 for the `outage` seconds in the middle. Through
+// BackendTemporaryErrorHandler alone, then with CircuitBreakerHandler before it. One row per
+// client: the attempts per second that reached the backend during the outage, attempts ÷ calls
+// during it, and how long after the backend recovered the first request reached it, against the
+// break the breaker was in when it recovered.
 
 import Foundation
 import HTTPTypes
@@ -16,25 +24,40 @@ import ReboundCurl
 import ReboundMockBackend
 
 struct Options {
+    enum Scenario: String {
+        case storm
+        case outage
+    }
+
+    var scenario = Scenario.storm
     var allowed = 100
     var seconds = 10
     var workers = 16
     /// 429s without the RateLimit fields: the limiter has only the statuses to go by.
     var bare = false
+    var rate = 200
+    var outage = 10
+    var before = 2
+    var after = 15
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
-        guard rest.popFirst() == "storm" else { throw Usage() }
+        guard let name = rest.popFirst(), let scenario = Scenario(rawValue: name) else { throw Usage() }
+        self.scenario = scenario
         while let flag = rest.popFirst() {
-            if flag == "--bare" {
+            if flag == "--bare", scenario == .storm {
                 bare = true
                 continue
             }
             guard let text = rest.popFirst(), let value = Int(text), value > 0 else { throw Usage() }
-            switch flag {
-            case "--allowed": allowed = value
-            case "--seconds": seconds = min(value, 600)
-            case "--workers": workers = min(value, 1_000)
+            switch (scenario, flag) {
+            case (.storm, "--allowed"): allowed = value
+            case (.storm, "--seconds"): seconds = min(value, 600)
+            case (.storm, "--workers"): workers = min(value, 1_000)
+            case (.outage, "--rate"): rate = min(value, 1_000)
+            case (.outage, "--outage"): outage = min(value, 600)
+            case (.outage, "--before"): before = min(value, 600)
+            case (.outage, "--after"): after = min(value, 600)
             default: throw Usage()
             }
         }
@@ -42,7 +65,10 @@ struct Options {
 
     struct Usage: Error, CustomStringConvertible {
         var description: String {
-            "usage: overload-scenario storm [--allowed N] [--seconds N (≤ 600)] [--workers N (≤ 1,000)] [--bare]"
+            """
+            usage: overload-scenario storm [--allowed N] [--seconds N (≤ 600)] [--workers N (≤ 1,000)] [--bare]
+                   overload-scenario outage [--rate N (≤ 1,000)] [--outage S] [--before S] [--after S] (each ≤ 600)
+            """
         }
     }
 }
@@ -122,18 +148,23 @@ do {
     exit(64)
 }
 
-print(
-    "429 storm: the backend accepts \(options.allowed) requests/s"
-        + (options.bare ? " and its 429s say nothing more" : ", with the RateLimit fields")
-        + "; \(options.workers) calls in flight for \(options.seconds) s\n")
-print("| client | calls | succeeded | failed (top chains) | 429s | goodput (accepted/s) | of allowed |")
-print("|---|---|---|---|---|---|---|")
-for limited in [false, true] {
-    let row = try await storm(limited: limited, options)
-    let failed = row.failures.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \($0.value)" }
-    let goodput = Double(row.accepted) / row.elapsed
+switch options.scenario {
+case .storm:
     print(
-        "| \(row.client) | \(row.calls) | \(row.succeeded) | \(row.calls - row.succeeded)"
-            + (failed.isEmpty ? "" : " (\(failed.joined(separator: ", ")))") + " | \(row.refused) | "
-            + String(format: "%.1f | %.0f %% |", goodput, 100 * goodput / Double(options.allowed)))
+        "429 storm: the backend accepts \(options.allowed) requests/s"
+            + (options.bare ? " and its 429s say nothing more" : ", with the RateLimit fields")
+            + "; \(options.workers) calls in flight for \(options.seconds) s\n")
+    print("| client | calls | succeeded | failed (top chains) | 429s | goodput (accepted/s) | of allowed |")
+    print("|---|---|---|---|---|---|---|")
+    for limited in [false, true] {
+        let row = try await storm(limited: limited, options)
+        let failed = row.failures.sorted { $0.value > $1.value }.prefix(3).map { "\($0.key) \($0.value)" }
+        let goodput = Double(row.accepted) / row.elapsed
+        print(
+            "| \(row.client) | \(row.calls) | \(row.succeeded) | \(row.calls - row.succeeded)"
+                + (failed.isEmpty ? "" : " (\(failed.joined(separator: ", ")))") + " | \(row.refused) | "
+                + String(format: "%.1f | %.0f %% |", goodput, 100 * goodput / Double(options.allowed)))
+    }
+case .outage:
+    try await OutageScenario(options).run()
 }
