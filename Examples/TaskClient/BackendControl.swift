@@ -24,6 +24,15 @@ struct BackendControl: Sendable {
         try await post("/v1/scenario", body: rule)
     }
 
+    /// Removes every failure still scripted: the service is back.
+    func clearFailures() async throws {
+        let response = try await transport.send(request(.delete, "/v1/scenario"))
+        guard (200..<300).contains(response.status.code) else {
+            throw ValidationFailure(
+                "the backend refused /v1/scenario with \(response.status.code); is it a mock-backend?")
+        }
+    }
+
     /// Moves the backend's clock forward, so that tokens expire without waiting.
     func advanceClock(seconds: Int) async throws {
         try await post("/v1/clock/advance", body: #"{"seconds":\#(seconds)}"#)

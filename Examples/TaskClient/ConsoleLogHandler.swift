@@ -2,7 +2,8 @@ import Foundation
 import Glibc
 import Logging
 
-/// Prints the pipeline's log lines readably: one line per attempt and handler decision.
+/// Prints the pipeline's log lines readably: one line per attempt and handler decision, and
+/// one per change of the circuit breaker's state.
 ///
 /// The pipeline never logs secrets (only methods, paths without queries, statuses, chains,
 /// handler names and delays), so the lines can go to a terminal as they are.
@@ -18,6 +19,11 @@ struct ConsoleLogHandler: LogHandler {
     func log(event: LogEvent) {
         let fields = (event.metadata ?? [:]).merging(metadata) { event, _ in event }
         func field(_ key: String) -> String? { fields[key].map { "\($0)" } }
+        if let key = field("key"), let from = field("from"), let to = field("to") {
+            Console.write(
+                "      · circuit \(key): \(from) → \(to)" + (field("break").map { ", for \(Self.seconds($0))" } ?? ""))
+            return
+        }
         var line = "      · "
         if let endpoint = field("endpoint") { line += endpoint }
         if let attempt = field("attempt") { line += " attempt \(attempt)" }
@@ -26,6 +32,12 @@ struct ConsoleLogHandler: LogHandler {
         if let handler = field("handler") { line += " by \(handler)" }
         if let delay = field("delay"), delay != "0.000 s" { line += ", waiting \(delay)" }
         Console.write(line)
+    }
+
+    /// A `Duration` as the logger gives it (`1.176119134 seconds`), in milliseconds' precision.
+    private static func seconds(_ duration: String) -> String {
+        guard let value = duration.split(separator: " ").first.flatMap({ Double($0) }) else { return duration }
+        return String(format: "%.3f s", value)
     }
 }
 

@@ -38,13 +38,16 @@ struct TaskAPI: Sendable {
     }
 
     /// Sent by the auth handler itself, so it skips that handler (and the captcha handler: a
-    /// refresh is never worth a person's time).
+    /// refresh is never worth a person's time), and the breaker and the limiter: the calls waiting
+    /// for the refresh must not have it refused or queued behind them.
     func refresh(_ refreshToken: String) async throws(TaskAPIError) -> Tokens {
         try await manager.send(
             Endpoint.post(
                 "/v1/token/refresh", json: ["refreshToken": refreshToken], returning: Tokens.self,
                 errorCode: TaskAPIErrorCode.refreshFailed
-            ).skipping(.type(AuthRefreshHandler.self), .type(CaptchaRequiredHandler.self)))
+            ).skipping(
+                .type(AuthRefreshHandler.self), .type(CaptchaRequiredHandler.self), .type(CircuitBreakerHandler.self),
+                .type(AdaptiveRateLimitHandler.self)))
     }
 
     func listTasks() async throws(TaskAPIError) -> [TaskItem] {
@@ -68,12 +71,15 @@ struct TaskAPI: Sendable {
         try await manager.send(.get("/v1/profile", returning: Profile.self, errorCode: TaskAPIErrorCode.profileFailed))
     }
 
-    /// Sent by the captcha handler itself, so it skips that handler.
+    /// Sent by the captcha handler itself, so it skips that handler, and the breaker and the
+    /// limiter, which must not refuse or queue the answer a person just gave.
     func verifyCaptcha(id: String, answer: String) async throws(TaskAPIError) {
         try await manager.send(
             Endpoint.post(
                 "/v1/captcha/verify", json: ["id": id, "answer": answer],
                 errorCode: TaskAPIErrorCode.verifyCaptchaFailed
-            ).skipping(.type(CaptchaRequiredHandler.self)))
+            ).skipping(
+                .type(CaptchaRequiredHandler.self), .type(CircuitBreakerHandler.self),
+                .type(AdaptiveRateLimitHandler.self)))
     }
 }

@@ -19,8 +19,9 @@ struct TaskClientCommand: AsyncParsableCommand {
             through the backend's control routes and resets first.
 
             Each step meets one kind of failure on cue (an expired token, an outage, rate limiting, \
-            a dropped connection, a captcha, a validation error, broken data); the log shows every \
-            attempt and handler decision, and the result shows what a person would see.
+            a dropped connection, a captcha, a validation error, broken data, a long outage that \
+            opens the circuit breaker, a 429 storm that the adaptive rate limiter absorbs); the log \
+            shows every attempt and handler decision, and the result shows what a person would see.
 
             The captcha is answered at a prompt when standard input is a terminal; otherwise with \
             --captcha-answer, or automatically. So `task-client < /dev/null` runs unattended.
@@ -91,7 +92,9 @@ struct TaskClientCommand: AsyncParsableCommand {
     }
 
     /// Builds the layers: one data manager over the transport, with every handler. The token
-    /// refresh and the captcha verification go through it too, skipping the handler that sends them.
+    /// refresh and the captcha verification go through it too, skipping the handler that sends them
+    /// and the overload protections, which must never refuse or queue them behind the calls that
+    /// wait for them.
     private func makeInteractor(
         baseURL: String,
         transport: CurlTransport,
@@ -118,9 +121,16 @@ struct TaskClientCommand: AsyncParsableCommand {
             solver: CaptchaAnswerer(fixedAnswer: captchaAnswer),
             verifier: CaptchaVerification(api: api)
         )
+        // Overload protection first, so that what it refuses costs nothing else. The break is 1 s
+        // instead of the default 5 s only to keep the walk quick.
+        let breaker = CircuitBreakerHandler(
+            configuration: .init(breakDuration: .seconds(1)), random: SeededRandom(seed: seed), logger: logger,
+            metricsFactory: telemetry.metricsFactory)
+        let limiter = AdaptiveRateLimitHandler(metricsFactory: telemetry.metricsFactory)
         let built = TaskAPI(
             manager: try APIDataManager(
-                baseURL: baseURL, transport: transport, handlers: [temporary, auth, captcha], logger: logger,
+                baseURL: baseURL, transport: transport, handlers: [breaker, limiter, temporary, auth, captcha],
+                logger: logger,
                 metricsFactory: telemetry.metricsFactory, tracer: telemetry.tracer))
         api.set(built)
         return TaskInteractor(api: built, credentials: credentials)

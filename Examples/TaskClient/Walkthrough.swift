@@ -70,6 +70,45 @@ struct Walkthrough {
             "opened \(try await interactor.openTask(4).title)"
         }
 
+        // A long outage: after enough failures the circuit breaker opens, and the app tells the
+        // person when to come back instead of sending more requests to a service that is down.
+        try await control.fail("GET", "/v1/tasks", with: "temporary-503", times: 1_000)
+        var circuitOpen: CircuitOpen?
+        surprises += await step(
+            11, "Reload the task list during a long outage, until the app stops trying", expect: .recoverable
+        ) {
+            var reload = 1
+            while true {
+                do {
+                    return "\(try await interactor.loadTasks().count) tasks"
+                } catch {
+                    circuitOpen = error.attachment(CircuitOpen.self)
+                    guard circuitOpen == nil, reload < Self.mostReloads else { throw error }
+                    Console.write("   reload \(reload) failed (\(error.chain.short)); the person reloads again")
+                    reload += 1
+                }
+            }
+        }
+
+        try await control.clearFailures()
+        surprises += await step(12, "Reload when the app said to, once the service is back", expect: .success) {
+            // The person waits as long as they were told; then one probe goes through, and its
+            // success closes the circuit.
+            try await Task.sleep(for: circuitOpen?.retryAfter ?? .zero)
+            return "\(try await interactor.loadTasks().count) tasks"
+        }
+
+        // A 429 storm: the adaptive rate limiter holds every retry until the server's Retry-After,
+        // without charging the retry budget, so all seven calls get through.
+        try await control.fail("GET", "/v1/tasks/{id}", with: "rate-limited-retry-after-1", times: 5)
+        surprises += await step(13, "Open all seven tasks at once while the backend throttles", expect: .success) {
+            let titles = try await withThrowingTaskGroup(of: String.self) { group in
+                for id in 1...7 { group.addTask { try await interactor.openTask(id).title } }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            return "opened \(titles.count) tasks"
+        }
+
         let stats = try await control.stats()
         Console.write("\nWhat the backend saw")
         for key in [
@@ -83,6 +122,9 @@ struct Walkthrough {
         }
         return surprises
     }
+
+    /// How often the person reloads during the long outage before the step gives up.
+    static let mostReloads = 10
 
     enum Expectation { case success, recoverable, unrecoverable }
 

@@ -12,6 +12,9 @@ import Testing
         "7. Submit an answer when the connection drops after the server took it",
         "8. Submit an answer when the backend wants a captcha", "9. Submit an empty answer",
         "10. Open a task whose data arrives broken",
+        "11. Reload the task list during a long outage, until the app stops trying",
+        "12. Reload when the app said to, once the service is back",
+        "13. Open all seven tasks at once while the backend throttles",
     ]
 
     @Test func theWholeSessionRunsUnattendedAndExitsZero() async throws {
@@ -24,7 +27,8 @@ import Testing
         #expect(output.contains("BE11-HT401 — attempt failed, recovering by AuthRefreshHandler"))
         #expect(
             output.contains("BE41-HT503 — attempt failed, recovering by BackendTemporaryErrorHandler, waiting 1.000 s"))
-        #expect(output.contains("BE40-HT429 — attempt failed, recovering by BackendTemporaryErrorHandler"))
+        // The limiter, before the retries in the list, answers a 429 by waiting for its turn.
+        #expect(output.contains("BE40-HT429 — attempt failed, recovering by AdaptiveRateLimitHandler"))
         #expect(output.contains("NE8 — attempt failed, recovering by BackendTemporaryErrorHandler"))
         #expect(output.contains("BE20-HT403 — attempt failed, recovering by CaptchaRequiredHandler"))
         #expect(output.contains("solved automatically (no terminal)"))
@@ -38,6 +42,21 @@ import Testing
                     + " - JSONError.notJSON - DecodingError.dataCorrupted"
             )
         )
+        // The long outage: failures until the circuit opens, then the fail-fast message, without a
+        // request; once the service is back, the probe closes the circuit.
+        #expect(output.contains("reload 1 failed (IN2-AP3-RE4-BE41-HT503); the person reloads again"))
+        #expect(
+            output.range(
+                of: #"circuit 127\.0\.0\.1:\d+: closed → open, for \d\.\d{3} s\n"#, options: .regularExpression) != nil)
+        #expect(output.contains("✗ Service unavailable: The service is unavailable. Please try again in"))
+        #expect(output.contains("(chain US4-IN2-AP3-RE50)"))
+        #expect(output.range(of: #"circuit 127\.0\.0\.1:\d+: open → halfOpen\n"#, options: .regularExpression) != nil)
+        #expect(
+            output.range(of: #"circuit 127\.0\.0\.1:\d+: halfOpen → closed\n   ✓ 7 tasks"#, options: .regularExpression)
+                != nil)
+        // The 429 storm: every throttled call waits for the limiter, none fails.
+        #expect(output.contains("✓ opened 7 tasks"))
+        #expect(output.contains("rate-limited 6"))
         // The dropped connection was retried with the same Idempotency-Key and applied once.
         #expect(output.contains("duplicateSubmissions: 1"))
         #expect(output.contains("answersApplied: 3"))
