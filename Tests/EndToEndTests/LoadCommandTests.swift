@@ -40,6 +40,24 @@ struct LoadCommandTests {
         }
     }
 
+    /// Each call takes at least the server's delay, so every percentile does: latencies are in
+    /// seconds, and the histogram never reports less than a call took.
+    @Test func latencyPercentilesAreSecondsAndNeverBelowTheServersDelay() async throws {
+        let route = LoopbackRoute("GET", "/slow") { _ in .delayed(.milliseconds(100), .text("ok")) }
+        try await withServer([route]) { server in
+            let result = try await Self.rebound(
+                ["load", "--json", "--concurrency", "5", "--requests", "10", server.url("/slow")])
+
+            #expect(result.status == 0, "stderr:\n\(result.stderrText)")
+            let report = try ReboundCLITests.object(result.stdout)
+            let latency = try #require(report["latencySeconds"] as? [String: Any])
+            let percentiles = ["p50", "p90", "p99"].map { ReboundCLITests.double(latency[$0]) ?? -1 }
+            #expect(percentiles.allSatisfy { $0 >= 0.1 }, "\(latency)")
+            let elapsed = try #require(ReboundCLITests.double(report["elapsedSeconds"]))
+            #expect(percentiles.allSatisfy { $0 <= elapsed }, "\(latency) within \(elapsed) s")
+        }
+    }
+
     @Test func anOpenLoopMakesItsCallsAndPrintsTheTable() async throws {
         try await withServer([LoopbackRoute("GET", "/ok") { _ in .text("ok") }]) { server in
             let result = try await Self.rebound(["load", "--rate", "200", "--requests", "20", server.url("/ok")])
@@ -137,7 +155,7 @@ struct LoadCommandTests {
     /// Ten attempts in flight and 64 waiting: of 100 calls started at once against a slow server,
     /// the bulkhead refuses some without sending them.
     @Test func theConcurrencyLimitRefusesWhatItsQueueCannotHold() async throws {
-        let route = LoopbackRoute("GET", "/slow") { _ in .delayed(.milliseconds(300), .text("ok")) }
+        let route = LoopbackRoute("GET", "/slow") { _ in .delayed(.seconds(1), .text("ok")) }
         try await withServer([route]) { server in
             let result = try await Self.rebound(
                 ["load", "--json", "--max-in-flight", "10", "--concurrency", "100", "--requests", "100"]

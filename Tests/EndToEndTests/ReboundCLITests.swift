@@ -511,9 +511,13 @@ struct ReboundCLITests {
     // MARK: - help
 
     @Test(arguments: [
-        ([String](), ["rebound fetch https://api.example.com/v1/tasks", "rebound simulate --max-attempts 6"]),
+        (
+            [String](),
+            ["rebound fetch https://api.example.com/v1/tasks", "rebound simulate --max-attempts 6", "rebound load"]
+        ),
         (["fetch"], ["Examples:", "--idempotency-key auto", "rebound fetch -X PUT -d @task.json", "Exit status"]),
         (["simulate"], ["Examples:", "rebound simulate --json --seed 42 --samples 3"]),
+        (["load"], ["Examples:", "rebound load --rate 200 --duration 30 --breaker", "Exit status"]),
     ])
     func helpShowsTheExamples(command: [String], examples: [String]) async throws {
         let result = try await Self.rebound(command + ["--help"])
