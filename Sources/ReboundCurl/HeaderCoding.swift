@@ -1,5 +1,5 @@
 import CCurl
-import HTTPTypes
+package import HTTPTypes
 
 /// The request's header fields as libcurl's header list.
 ///
@@ -61,10 +61,10 @@ struct RequestHeaderList: ~Copyable {
 }
 
 /// Reading a response head: the status line and the header lines libcurl hands over one by one.
-enum ResponseHeadParser {
+package enum ResponseHeadParser {
     /// The reason phrase of the head's status line ("HTTP/1.1 200 OK"): whatever follows the
     /// second space, "" when there is none (HTTP/2 has no reason phrase).
-    static func reasonPhrase(in raw: [UInt8]) -> String {
+    package static func reasonPhrase(in raw: [UInt8]) -> String {
         raw.withUnsafeBufferPointer { bytes in
             let line = UnsafeBufferPointer(
                 rebasing: bytes[..<(bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count)])
@@ -77,7 +77,7 @@ enum ResponseHeadParser {
 
     /// The status code of a status line (`HTTP/1.1 302 Found`, libcurl's `HTTP/2 200 `), `nil` for
     /// any other line.
-    static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) -> Int? {
+    package static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) -> Int? {
         func isDigit(_ index: Int) -> Bool {
             index < line.count && line[index] >= UInt8(ascii: "0") && line[index] <= UInt8(ascii: "9")
         }
@@ -98,7 +98,7 @@ enum ResponseHeadParser {
     /// Lengths are compared as numbers, as libcurl reads them: leading zeros change nothing
     /// (`007` is 7), and an empty element of a list counts for nothing (`5, , 7` is a list of two,
     /// RFC 9110, section 5.6.1).
-    static func announcedLength(inFieldLine line: UnsafeRawBufferPointer) -> Int64? {
+    package static func announcedLength(inFieldLine line: UnsafeRawBufferPointer) -> Int64? {
         let name = "content-length:".utf8
         // Most lines are told apart by their first byte.
         guard line.count > name.count, line[0] | 0x20 == UInt8(ascii: "c"),
@@ -120,13 +120,13 @@ enum ResponseHeadParser {
     }
 
     /// What ``announcedLength(inFieldLine:)`` says of a list of lengths that disagree.
-    static let conflictingLengths: Int64 = -1
+    package static let conflictingLengths: Int64 = -1
 
     /// The header fields of a raw response head, the status line skipped.
     ///
     /// Lines without a colon, or whose name is not a valid field name, are skipped. Names are kept
     /// as the server spelled them; lookup in the fields is case-insensitive.
-    static func fields(in raw: [UInt8]) -> HTTPFields {
+    package static func fields(in raw: [UInt8]) -> HTTPFields {
         raw.withUnsafeBufferPointer { bytes in
             var fields = HTTPFields()
             fields.reserveCapacity(16)

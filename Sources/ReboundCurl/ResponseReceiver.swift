@@ -1,6 +1,6 @@
-import Foundation
+package import Foundation
 import HTTPTypes
-import Rebound
+package import Rebound
 
 /// Turns what libcurl hands a transfer, header lines and body bytes, into a response's head and
 /// body: a pure state machine, without libcurl.
@@ -28,9 +28,9 @@ import Rebound
 ///   unknowable, and so is where the next response on the connection starts (RFC 9112, section
 ///   6.3). Not for a head that frames no body: the answer to a HEAD, a 1xx, 204 or 304.
 /// - A body past the size limit ends the transfer.
-struct ResponseReceiver {
+package struct ResponseReceiver {
     /// Why the receiver ended the transfer.
-    enum Failure: Equatable {
+    package enum Failure: Equatable {
         /// The head's `Content-Length` fields disagree.
         case conflictingLengths
         /// The body grew past the size limit.
@@ -38,7 +38,7 @@ struct ResponseReceiver {
     }
 
     /// What the transfer does after a header line or body bytes.
-    enum Action: Equatable {
+    package enum Action: Equatable {
         case proceed
         /// End the transfer; ``failure`` says why.
         case abort
@@ -56,14 +56,14 @@ struct ResponseReceiver {
 
     /// The bytes of the final head (or of the interim one being received), from its status line
     /// to its empty line, folded fields unfolded.
-    private(set) var head: [UInt8] = []
-    private(set) var body = Data()
+    package private(set) var head: [UInt8] = []
+    package private(set) var body = Data()
     /// Bytes of heads, trailers and body received, which count as progress for the stall limit.
-    private(set) var bytesReceived = 0
+    package private(set) var bytesReceived = 0
     /// Set when the receiver ended the transfer.
-    private(set) var failure: Failure?
+    package private(set) var failure: Failure?
     /// The status code of the head kept, 0 when it had no status line the receiver could read.
-    private(set) var statusCode = 0
+    package private(set) var statusCode = 0
 
     /// Whether the request is a HEAD, whose answer has no body whatever its head says.
     private let answersHead: Bool
@@ -81,13 +81,13 @@ struct ResponseReceiver {
     /// - Parameters:
     ///   - answersHead: Whether the request is a HEAD.
     ///   - maxBodySize: The largest body accepted, in bytes.
-    init(answersHead: Bool, maxBodySize: Int) {
+    package init(answersHead: Bool, maxBodySize: Int) {
         self.answersHead = answersHead
         self.maxBodySize = maxBodySize
     }
 
     /// Takes one line from libcurl's header callback, its line break included.
-    mutating func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Action {
+    package mutating func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Action {
         bytesReceived &+= line.count
         guard let first = line.first else { return .proceed }
         switch phase {
@@ -121,7 +121,7 @@ struct ResponseReceiver {
     }
 
     /// Takes bytes from libcurl's body callback.
-    mutating func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Action {
+    package mutating func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Action {
         if body.count + bytes.count > maxBodySize {
             failure = .bodyTooLarge
             return .abort
@@ -143,7 +143,7 @@ struct ResponseReceiver {
     /// - Parameters:
     ///   - status: The status code as libcurl read it.
     ///   - info: What libcurl says of the transfer.
-    func response(status: Int, info: TransferInfo) -> TransportResponse {
+    package func response(status: Int, info: TransferInfo) -> TransportResponse {
         let status = HTTPResponse.Status(code: status, reasonPhrase: ResponseHeadParser.reasonPhrase(in: head))
         return TransportResponse(
             deferredHead: DeferredResponseHead(status: status, raw: head, parser: Self.parseHead), body: body,
