@@ -6,10 +6,10 @@
 package enum UntrustedText {
     /// The longest text kept from a server's code, reason or field name: enough for any real
     /// identifier, too short to smuggle a document into reports.
-    static let identifierLimit = 200
+    package static let identifierLimit = 200
 
     /// The longest message kept from a server: a few sentences.
-    static let messageLimit = 500
+    package static let messageLimit = 500
 
     /// `text`, cut to `limit` characters with an ellipsis if it is longer.
     ///
@@ -20,7 +20,7 @@ package enum UntrustedText {
     }
 
     /// A code, reason or name from a server, bounded and screened for secrets.
-    static func identifier(_ text: String) -> String {
+    package static func identifier(_ text: String) -> String {
         redactingLikelySecrets(bounded(text, to: identifierLimit))
     }
 
@@ -29,7 +29,7 @@ package enum UntrustedText {
     /// Each `scheme://…` in it (up to a space, a quote or a control character) is screened as
     /// ``url(_:)`` screens a URL first, so that a credential the heuristics cannot see, a short
     /// `?token=k7Qp2x` or `&sig=9f8e7d`, goes by its name, as it would on the command line.
-    static func message(_ text: String) -> String {
+    package static func message(_ text: String) -> String {
         redactingLikelySecrets(screeningURLs(in: bounded(text, to: messageLimit)))
     }
 
@@ -53,7 +53,7 @@ package enum UntrustedText {
     ///   looks secret is redacted. A piece with a `/` but no dot is a bare path or a base64 secret,
     ///   which may hold `/` itself, so it is redacted whole if it or any of its segments looks
     ///   secret. Any other piece is redacted if it looks secret.
-    static func redactingLikelySecrets(_ text: String) -> String {
+    package static func redactingLikelySecrets(_ text: String) -> String {
         var result = ""
         var run = ""
         for character in text {
@@ -109,8 +109,12 @@ package enum UntrustedText {
     /// Whether a word, without the punctuation around it, looks like a token, a key or an e-mail address.
     static func looksSecret(_ core: Substring) -> Bool {
         if core.isEmpty { return false }
-        // An e-mail address: personal data.
-        if let at = core.firstIndex(of: "@"), at != core.startIndex, core[at...].contains(".") { return true }
+        if let at = core.firstIndex(of: "@") {
+            // An e-mail address: personal data.
+            if at != core.startIndex, core[at...].contains(".") { return true }
+            // Not an address: a token glued to an `@` (`KEY@v2`) is still a token.
+            if core.split(separator: "@").contains(where: looksSecret) { return true }
+        }
         // A JSON Web Token: base64url of `{"`, then two more dot-separated parts, wherever it starts.
         if let jwt = firstJWTStart(in: core), core[jwt...].filter({ $0 == "." }).count >= 2 { return true }
         // A long run of letters and digits in a token alphabet: an API key, a session id, a hash.

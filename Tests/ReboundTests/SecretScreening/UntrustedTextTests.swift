@@ -70,6 +70,18 @@ import Testing
         #expect(UntrustedText.url(screened) == screened)
     }
 
+    /// A token glued to an `@` that does not make an e-mail address (no dot after it) is still a
+    /// token (found by the untrusted-text and backend-error fuzzers).
+    @Test(arguments: [
+        ("sk9Qz4Lm2Wx7Rt5Vb8Nc3Hd6Jf1Kg0Pq@for", "<redacted>"),
+        ("bad key @sk9Qz4Lm2Wx7Rt5Vb8Nc3Hd6Jf1Kg0Pq", "bad key <redacted>"),
+        ("a@sk9Qz4Lm2Wx7Rt5Vb8Nc3Hd6Jf1Kg0Pq@b, retry", "<redacted>, retry"),
+        ("ask @support or me@home", "ask @support or me@home"),
+    ])
+    func aTokenGluedToAnAtSignIsRedacted(text: String, screened: String) {
+        #expect(UntrustedText.redactingLikelySecrets(text) == screened)
+    }
+
     /// Nesting is screened to a bounded depth, so adversarial input costs linear time; what is
     /// nested deeper than that is hidden whole. (Speed is measured in release mode, not asserted
     /// here: a super-linear blow-up on these 128 KB inputs would not finish.)
