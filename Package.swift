@@ -21,6 +21,8 @@ let package = Package(
         .executable(name: "decoding-benchmark", targets: ["DecodingBenchmark"]),
         .executable(name: "reliability", targets: ["Reliability"]),
         .executable(name: "overload-scenario", targets: ["OverloadScenario"]),
+        // libFuzzer targets of the parsers of untrusted input (make fuzz, docs/reliability.md).
+        .executable(name: "rebound-fuzz", targets: ["ReboundFuzz"]),
     ],
     traits: [
         .trait(
@@ -187,6 +189,15 @@ let package = Package(
             ],
             path: "Benchmarks/Reliability"
         ),
+        // The fuzz targets: libFuzzer's entry point when built with `-D REBOUND_FUZZING` and the
+        // fuzzer sanitizer (scripts/fuzz.sh), a replay of inputs through them otherwise.
+        .executableTarget(
+            name: "ReboundFuzz",
+            dependencies: [
+                "Rebound", "ReboundCurl", "ReboundReportAnalysis",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // What the test targets share (running blocking work off Swift's pool); not a product.
         .target(
             name: "TestSupport",
@@ -246,6 +257,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
+        ),
+        // Every committed seed of Fuzz/Corpus through its fuzz target's checks.
+        .testTarget(
+            name: "ReboundFuzzTests",
+            dependencies: ["ReboundFuzz"]
         ),
         .testTarget(
             name: "ReboundCurlTests",
