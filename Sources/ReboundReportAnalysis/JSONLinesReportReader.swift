@@ -141,7 +141,7 @@ public struct JSONLinesReportReader: Sendable {
                     return
                 }
                 guard !Self.isBlank(line) else { return }
-                if let report = try? decoder.decode(NonFatalReport.self, from: Data(line)) {
+                if let report = Self.report(in: Data(line), decoder: decoder) {
                     contents.reports.append(report)
                 } else {
                     contents.addInvalidLine(InvalidLine(path: path, line: number))
@@ -171,13 +171,21 @@ public struct JSONLinesReportReader: Sendable {
             number += 1
             start = end == data.endIndex ? end : end + 1
             if Self.isBlank(line) { continue }
-            if let report = try? decoder.decode(NonFatalReport.self, from: Data(line)) {
+            if let report = Self.report(in: Data(line), decoder: decoder) {
                 contents.reports.append(report)
             } else {
                 contents.addInvalidLine(InvalidLine(path: path, line: number))
             }
         }
         return contents
+    }
+
+    /// The report on `line`, or `nil` when it is none: not UTF-8, or not what `NonFatalReport`
+    /// decodes. Foundation's decoder alone takes bad bytes in a key or a value that it skips;
+    /// JSON does not, nor does the streaming reader (``ReportLineScanner``).
+    static func report(in line: Data, decoder: JSONDecoder) -> NonFatalReport? {
+        guard String(validating: line, as: UTF8.self) != nil else { return nil }
+        return try? decoder.decode(NonFatalReport.self, from: line)
     }
 
     /// Whether a line holds only spaces, tabs and carriage returns: an empty line, skipped.

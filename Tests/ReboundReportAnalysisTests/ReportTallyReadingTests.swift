@@ -191,6 +191,33 @@ import Testing
             on: (1...line.utf8.count).map { String(decoding: line.utf8.prefix($0), as: UTF8.self) })
     }
 
+    /// A line that is not UTF-8 is not a report, even where the bad bytes are in a key no reader
+    /// looks at (Foundation's decoder alone would take that line; found by the report-reader
+    /// fuzz target).
+    @Test func aLineThatIsNotUTF8IsRejectedByBothReadersWhereverItsBadBytesAre() throws {
+        let line = try AnalysisFixture.line(1)
+        func inserting(_ bytes: [UInt8], after text: String) -> Data {
+            let range = line.range(of: Data(text.utf8))!
+            return line[..<range.upperBound] + Data(bytes) + line[range.upperBound...]
+        }
+        let bad: [UInt8] = [0xE5, 0xE5]
+        let variants = [
+            inserting(Array(#""extra":"z"#.utf8) + bad + Array(#"","#.utf8), after: "{"),
+            inserting(Array(#""extra":{""#.utf8) + bad + Array(#"":1},"#.utf8), after: "{"),
+            inserting(bad, after: #""codeName":"time"#),
+        ]
+        let directory = try AnalysisFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("bad.jsonl").path
+        try variants.reduce(Data()) { $0 + $1 + Data("\n".utf8) }.write(to: URL(fileURLWithPath: path))
+        let decoded = try JSONLinesReportReader().read(paths: [path])
+        let (tally, summary) = try Self.read([path])
+        #expect(decoded.reports.isEmpty)
+        #expect(decoded.invalidLines.map(\.line) == [1, 2, 3])
+        #expect(tally.reports == 0)
+        #expect(summary.invalidLines.map(\.line) == [1, 2, 3])
+    }
+
     @Test func linesThatAreAlmostReportsAreJudgedAsTheDecoderJudgesThem() throws {
         let line = String(decoding: try AnalysisFixture.line(1), as: UTF8.self)
         func replacing(_ old: String, _ new: String) -> String {
