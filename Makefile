@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix report-cost lint docs samples api format benchmark benchmark-report soak run-otel test-otel
+.PHONY: setup setup-tests run test test-tsan test-asan fault-matrix fuzz report-cost lint docs samples api format benchmark benchmark-report soak run-otel test-otel
 
 setup:
 	@scripts/setup.sh
@@ -21,8 +21,9 @@ setup-tests:
 
 ## Sets up, then checks formatting and the API documentation, runs every test, type-checks the
 ## documentation's Swift samples against the build, compares the public API with api/, runs the
-## fault matrix alone, runs the exporter tests in a build with the OTel trait, and runs the tests
-## again under the address and the thread sanitizers.
+## fault matrix alone, runs each fuzz target for a few seconds (so that they stay built and clean),
+## runs the exporter tests in a build with the OTel trait, and runs the tests again under the
+## address and the thread sanitizers.
 ##
 ## The fault matrix always runs alone in its process, after the rest of the suite: its calls
 ## retry within deadlines of a few seconds, and on two cores other tests running beside it
@@ -34,6 +35,7 @@ test: setup-tests lint docs
 	scripts/check-samples.py
 	scripts/api-summary.py --check
 	$(MAKE) fault-matrix
+	$(MAKE) fuzz FUZZ_SECONDS=3
 	$(MAKE) test-asan
 	$(MAKE) test-tsan
 
@@ -48,6 +50,13 @@ fault-matrix: setup-tests
 ## runs another number.
 soak: setup-tests
 	REBOUND_SOAK=1 SWIFT=$(SWIFT) scripts/test.sh soak --filter SoakTests
+
+## libFuzzer on every parser of untrusted input (docs/reliability.md, "Fuzzing"): builds the fuzz
+## targets with the fuzzer and address sanitizers in .build-fuzz, runs each for FUZZ_SECONDS
+## (60 by default) and prints the executions each ran; fails on any crash, hang or broken contract.
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	SWIFT=$(SWIFT) scripts/fuzz.sh $(FUZZ_SECONDS)
 
 ## What a non-fatal report costs in each delivery mode, in release mode (docs/reliability.md).
 report-cost: setup
