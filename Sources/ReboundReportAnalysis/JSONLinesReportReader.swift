@@ -180,11 +180,14 @@ public struct JSONLinesReportReader: Sendable {
         return contents
     }
 
-    /// The report on `line`, or `nil` when it is none: not UTF-8, or not what `NonFatalReport`
-    /// decodes. Foundation's decoder alone takes bad bytes in a key or a value that it skips;
-    /// JSON does not, nor does the streaming reader (``ReportLineScanner``).
+    /// The report on `line`, or `nil` when it is none: a line the streaming reader's
+    /// ``ReportLineScanner`` does not take, or that `NonFatalReport` does not decode.
+    ///
+    /// Foundation's decoder alone does not check all of what it skips: it takes bytes that are
+    /// not UTF-8 or a control character in a string of a key it does not read, which JSON does
+    /// not allow. Asking the scanner first makes both readers take the same lines.
     static func report(in line: Data, decoder: JSONDecoder) -> NonFatalReport? {
-        guard String(validating: line, as: UTF8.self) != nil else { return nil }
+        guard line.withUnsafeBytes({ ReportLineScanner.scan($0) }) != nil else { return nil }
         return try? decoder.decode(NonFatalReport.self, from: line)
     }
 

@@ -191,10 +191,10 @@ import Testing
             on: (1...line.utf8.count).map { String(decoding: line.utf8.prefix($0), as: UTF8.self) })
     }
 
-    /// A line that is not UTF-8 is not a report, even where the bad bytes are in a key no reader
-    /// looks at (Foundation's decoder alone would take that line; found by the report-reader
-    /// fuzz target).
-    @Test func aLineThatIsNotUTF8IsRejectedByBothReadersWhereverItsBadBytesAre() throws {
+    /// A line that is not JSON is not a report, even where what breaks it is in a key no reader
+    /// looks at: bytes that are not UTF-8, a control character in a string. Foundation's decoder
+    /// alone would take such a line (found by the report-reader fuzz target).
+    @Test func aLineThatIsNotJSONIsRejectedByBothReadersWhereverItBreaks() throws {
         let line = try AnalysisFixture.line(1)
         func inserting(_ bytes: [UInt8], after text: String) -> Data {
             let range = line.range(of: Data(text.utf8))!
@@ -205,6 +205,8 @@ import Testing
             inserting(Array(#""extra":"z"#.utf8) + bad + Array(#"","#.utf8), after: "{"),
             inserting(Array(#""extra":{""#.utf8) + bad + Array(#"":1},"#.utf8), after: "{"),
             inserting(bad, after: #""codeName":"time"#),
+            inserting(Array(#""extra":"a"#.utf8) + [0x11] + Array(#"b","#.utf8), after: "{"),
+            inserting(Array(#""extra":["a"#.utf8) + [0x09] + Array(#"b"],"#.utf8), after: "{"),
         ]
         let directory = try AnalysisFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -213,9 +215,9 @@ import Testing
         let decoded = try JSONLinesReportReader().read(paths: [path])
         let (tally, summary) = try Self.read([path])
         #expect(decoded.reports.isEmpty)
-        #expect(decoded.invalidLines.map(\.line) == [1, 2, 3])
+        #expect(decoded.invalidLines.map(\.line) == [1, 2, 3, 4, 5])
         #expect(tally.reports == 0)
-        #expect(summary.invalidLines.map(\.line) == [1, 2, 3])
+        #expect(summary.invalidLines.map(\.line) == [1, 2, 3, 4, 5])
     }
 
     @Test func linesThatAreAlmostReportsAreJudgedAsTheDecoderJudgesThem() throws {
