@@ -219,17 +219,24 @@ struct ReportLineScanner {
 
     /// An `ErrorChain.Link`.
     private mutating func link(depth: Int) -> Bool {
-        var found = 0
+        // One bit per required key, so that a key twice does not stand for another one missing.
+        var found: UInt8 = 0
         let parsed = object(depth: depth) { scanner, key in
             switch scanner.keyName(key) {
-            case "domain", "shortName", "codeName":
-                found += 1
+            case "domain":
+                found |= 1 << 0
+                return scanner.string() != nil
+            case "shortName":
+                found |= 1 << 1
+                return scanner.string() != nil
+            case "codeName":
+                found |= 1 << 2
                 return scanner.string() != nil
             case "code":
-                found += 1
+                found |= 1 << 3
                 return scanner.integer() != nil
             case "context":
-                found += 1
+                found |= 1 << 4
                 return scanner.contextEntries(depth: depth + 1)
             case "nested":
                 return scanner.null() || scanner.nestedCode(depth: depth + 1)
@@ -241,44 +248,53 @@ struct ReportLineScanner {
                 return scanner.skipValue(depth: depth + 1)
             }
         }
-        return parsed && found >= 5
+        return parsed && found == 0b11111
     }
 
     /// A `NestedCode`.
     private mutating func nestedCode(depth: Int) -> Bool {
-        var found = 0
+        var found: UInt8 = 0
         let parsed = object(depth: depth) { scanner, key in
             switch scanner.keyName(key) {
-            case "domain", "shortName", "codeName":
-                found += 1
+            case "domain":
+                found |= 1 << 0
+                return scanner.string() != nil
+            case "shortName":
+                found |= 1 << 1
+                return scanner.string() != nil
+            case "codeName":
+                found |= 1 << 2
                 return scanner.string() != nil
             case "code":
-                found += 1
+                found |= 1 << 3
                 return scanner.integer() != nil
             default:
                 return scanner.skipValue(depth: depth + 1)
             }
         }
-        return parsed && found >= 4
+        return parsed && found == 0b1111
     }
 
     /// An array of `ErrorChain.Link.ContextEntry`.
     private mutating func contextEntries(depth: Int) -> Bool {
         array(depth: depth) { scanner in
-            var found = 0
+            var found: UInt8 = 0
             let parsed = scanner.object(depth: depth + 1) { scanner, key in
                 switch scanner.keyName(key) {
-                case "key", "value":
-                    found += 1
+                case "key":
+                    found |= 1 << 0
+                    return scanner.string() != nil
+                case "value":
+                    found |= 1 << 1
                     return scanner.string() != nil
                 case "isSensitive":
-                    found += 1
+                    found |= 1 << 2
                     return scanner.bool()
                 default:
                     return scanner.skipValue(depth: depth + 2)
                 }
             }
-            return parsed && found >= 3
+            return parsed && found == 0b111
         }
     }
 

@@ -253,6 +253,13 @@ import Testing
             replacing(#""context":[]"#, #""context":[{"key":"a","value":"b","isSensitive":false}]"#),
             replacing(#""context":[]"#, #""context":[{"key":"a","value":"b"}]"#),
             replacing(#""context":[]"#, #""context":{}"#),
+            // A key twice does not stand for a key missing (found by the report-reader fuzz target).
+            replacing(#""context":[]"#, #""context":[{"key":"a","value":"b","key":"c"}]"#),
+            replacing(#""codeName":"timeout""#, #""codeName":"timeout","codeName":"timeout""#),
+            replacing(#""code":"#, #""domain":"D","x":"#),
+            replacing(
+                #""codeName":"timeout""#,
+                #""codeName":"timeout","nested":{"code":1,"codeName":"a","domain":"D","domain":"E"}"#),
             replacing(#""isTruncated":false"#, #""isTruncated":0"#),
             replacing(#""isTruncated":false,"#, ""),
             replacing(#""codeName":"timeout""#, #""codeName":null"#),
