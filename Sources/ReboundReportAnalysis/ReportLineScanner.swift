@@ -222,19 +222,8 @@ struct ReportLineScanner {
         // One bit per required key, so that a key twice does not stand for another one missing.
         var found: UInt8 = 0
         let parsed = object(depth: depth) { scanner, key in
+            if let read = scanner.codeMember(key, found: &found) { return read }
             switch scanner.keyName(key) {
-            case "domain":
-                found |= 1 << 0
-                return scanner.string() != nil
-            case "shortName":
-                found |= 1 << 1
-                return scanner.string() != nil
-            case "codeName":
-                found |= 1 << 2
-                return scanner.string() != nil
-            case "code":
-                found |= 1 << 3
-                return scanner.integer() != nil
             case "context":
                 found |= 1 << 4
                 return scanner.contextEntries(depth: depth + 1)
@@ -255,24 +244,24 @@ struct ReportLineScanner {
     private mutating func nestedCode(depth: Int) -> Bool {
         var found: UInt8 = 0
         let parsed = object(depth: depth) { scanner, key in
-            switch scanner.keyName(key) {
-            case "domain":
-                found |= 1 << 0
-                return scanner.string() != nil
-            case "shortName":
-                found |= 1 << 1
-                return scanner.string() != nil
-            case "codeName":
-                found |= 1 << 2
-                return scanner.string() != nil
-            case "code":
-                found |= 1 << 3
-                return scanner.integer() != nil
-            default:
-                return scanner.skipValue(depth: depth + 1)
-            }
+            scanner.codeMember(key, found: &found) ?? scanner.skipValue(depth: depth + 1)
         }
         return parsed && found == 0b1111
+    }
+
+    /// Reads the value of a key that links and nested codes share, setting its bit in `found`
+    /// (`domain` 1, `shortName` 2, `codeName` 4, `code` 8); `nil`, reading nothing, for another key.
+    private mutating func codeMember(_ key: ScannedString, found: inout UInt8) -> Bool? {
+        switch keyName(key) {
+        case "domain": found |= 1 << 0
+        case "shortName": found |= 1 << 1
+        case "codeName": found |= 1 << 2
+        case "code":
+            found |= 1 << 3
+            return integer() != nil
+        default: return nil
+        }
+        return string() != nil
     }
 
     /// An array of `ErrorChain.Link.ContextEntry`.
