@@ -46,7 +46,8 @@ struct ScannedReport {
 /// `nested`, `reason`, `file`, `line`) may be missing or `null`; other keys are skipped, their
 /// values checked only as JSON. Integers are numbers whose value is whole and fits an `Int`.
 /// Like Foundation's decoder, it takes a comma before a closing bracket or brace and a byte order
-/// mark before the object.
+/// mark before the object, and of a key given twice it keeps the first value (the second must
+/// still be of the right type).
 ///
 /// It reads each byte once, and allocates nothing for a report whose strings need no escapes.
 struct ReportLineScanner {
@@ -88,19 +89,21 @@ struct ReportLineScanner {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
         var report = ScannedReport()
         var found = RequiredKeys()
+        // A key given twice: the first value counts, as Foundation's decoder takes it.
+        var hostFound = false
         let parsed = object(depth: 1) { scanner, key in
             switch scanner.keyName(key) {
             case "kind":
                 guard let value = scanner.string(), let kind = scanner.kind(value) else { return false }
-                report.kind = kind
+                if !found.contains(.kind) { report.kind = kind }
                 found.insert(.kind)
             case "chain":
                 guard let value = scanner.string() else { return false }
-                report.chain = value
+                if !found.contains(.chain) { report.chain = value }
                 found.insert(.chain)
             case "fullChain":
                 guard let value = scanner.string() else { return false }
-                report.fullChain = value
+                if !found.contains(.fullChain) { report.fullChain = value }
                 found.insert(.fullChain)
             case "error":
                 guard scanner.errorChain() else { return false }
@@ -117,28 +120,30 @@ struct ReportLineScanner {
                 guard scanner.null() || scanner.string() != nil else { return false }
             case "time":
                 guard let value = scanner.string(), let time = scanner.time(value) else { return false }
-                report.time = time
+                if !found.contains(.time) { report.time = time }
                 found.insert(.time)
             case "build":
-                guard scanner.build(into: &report) else { return false }
+                guard let (version, revision) = scanner.build() else { return false }
+                if !found.contains(.build) { (report.version, report.revision) = (version, revision) }
                 found.insert(.build)
             case "session":
                 guard let value = scanner.string(), let session = scanner.uuid(value) else { return false }
-                report.session = session
+                if !found.contains(.session) { report.session = session }
                 found.insert(.session)
             case "occurrences":
                 guard let value = scanner.integer() else { return false }
-                report.occurrences = value
+                if !found.contains(.occurrences) { report.occurrences = value }
                 found.insert(.occurrences)
             case "sequence":
                 guard scanner.null() || scanner.integer() != nil else { return false }
             case "host":
-                if scanner.null() {
-                    report.host = nil
-                } else {
+                var host: ScannedString?
+                if !scanner.null() {
                     guard let value = scanner.string() else { return false }
-                    report.host = value
+                    host = value
                 }
+                if !hostFound { report.host = host }
+                hostFound = true
             default:
                 return scanner.skipValue(depth: 2)
             }
@@ -177,25 +182,26 @@ struct ReportLineScanner {
         }
     }
 
-    private mutating func build(into report: inout ScannedReport) -> Bool {
+    /// A `BuildIdentity`: its version and revision, the first of each.
+    private mutating func build() -> (version: ScannedString, revision: ScannedString)? {
         var version: ScannedString?
         var revision: ScannedString?
         let parsed = object(depth: 2) { scanner, key in
             switch scanner.keyName(key) {
             case "version":
-                version = scanner.string()
-                return version != nil
+                guard let value = scanner.string() else { return false }
+                version = version ?? value
+                return true
             case "revision":
-                revision = scanner.string()
-                return revision != nil
+                guard let value = scanner.string() else { return false }
+                revision = revision ?? value
+                return true
             default:
                 return scanner.skipValue(depth: 3)
             }
         }
-        guard parsed, let version, let revision else { return false }
-        report.version = version
-        report.revision = revision
-        return true
+        guard parsed, let version, let revision else { return nil }
+        return (version, revision)
     }
 
     /// An `ErrorChain`: `links` and `isTruncated`.

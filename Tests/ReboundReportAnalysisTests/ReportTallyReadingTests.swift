@@ -253,7 +253,18 @@ import Testing
             replacing(#""context":[]"#, #""context":[{"key":"a","value":"b","isSensitive":false}]"#),
             replacing(#""context":[]"#, #""context":[{"key":"a","value":"b"}]"#),
             replacing(#""context":[]"#, #""context":{}"#),
-            // A key twice does not stand for a key missing (found by the report-reader fuzz target).
+            // A key twice: the first one counts, as JSONDecoder takes it (found by the report-reader
+            // fuzz target), and a key twice does not stand for a key missing.
+            replacing(#""chain":"#, #""chain":"XX1-YY2","chain":"#),
+            replacing(#""fullChain":"#, #""fullChain":"X.y - Y.z","fullChain":"#),
+            replacing(#""kind":"occurrence""#, #""kind":"repeats","kind":"occurrence""#),
+            replacing(#""time":"#, #""time":"2025-01-01T00:00:00.000Z","time":"#),
+            replacing(#""session":"#, #""session":"00000000-0000-0000-0000-000000000001","session":"#),
+            replacing(#""occurrences":1"#, #""occurrences":5,"occurrences":1"#),
+            replacing(#""function":"f()""#, #""function":"f()","host":"web-1","host":"web-2""#),
+            replacing(#""function":"f()""#, #""function":"f()","host":null,"host":"web-2""#),
+            replacing(#""build":{"#, #""build":{"version":"9.9","#),
+            replacing(#""build":{"#, #""build":{"version":"1","revision":"r"},"build":{"#),
             replacing(#""context":[]"#, #""context":[{"key":"a","value":"b","key":"c"}]"#),
             replacing(#""codeName":"timeout""#, #""codeName":"timeout","codeName":"timeout""#),
             replacing(#""code":"#, #""domain":"D","x":"#),
