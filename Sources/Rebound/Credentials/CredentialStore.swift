@@ -32,7 +32,8 @@ public protocol CredentialStore: Sendable {
 ///
 /// ``AuthRefreshHandler`` then sets the credential of every attempt inline
 /// (``RecoverableErrorHandler/prepareSynchronously(_:context:)``) rather than in a hook task of
-/// its own, which costs more than the rest of a call. ``InMemoryCredentialStore`` is one; an app's
+/// its own, which costs more than the rest of a call; only a refresh before expiry takes the
+/// asynchronous hook. ``InMemoryCredentialStore`` is one; an app's
 /// store that caches its credential in memory can be one too.
 public protocol SynchronousCredentialStore: CredentialStore {
     /// The credential to send requests with, or `nil` when nobody is signed in, read without

@@ -89,8 +89,9 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
         metrics = factory is NOOPMetricsHandler ? nil : factory
     }
 
-    /// `prepare` may wait for a token; the outcome is a few lines under a lock.
-    public var hooks: HandlerHooks { [.prepare, .attemptDidEndSynchronously] }
+    /// A token at hand is taken inline; only a wait for one needs the asynchronous `prepare`. The
+    /// outcome is a few lines under a lock.
+    public var hooks: HandlerHooks { [.prepareSynchronously, .attemptDidEndSynchronously] }
 
     /// Retries a throttled request that may be sent again, at once: its `prepare` waits for a token.
     public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision {
@@ -101,31 +102,52 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
         return .retryNow
     }
 
+    /// Takes a token for the attempt when its bucket does not limit or has one; hands the attempt
+    /// over to ``prepare(_:context:)`` when it must wait for one (it keeps its place in the queue).
+    ///
+    /// - Throws: ``RecoveryErrorCode/rateLimited`` when the token would come after the call's
+    ///   deadline.
+    public func prepareSynchronously(
+        _ request: inout HTTPRequest, context: AttemptContext
+    ) throws -> SynchronousPreparation {
+        switch admit(request, context) {
+        case .go:
+            return .done
+        case .wait:
+            return .continueAsynchronously
+        case .refuse(let wait):
+            throw refusal(of: request, context, wait: wait)
+        }
+    }
+
     /// Takes a token for the attempt, waiting for one when its bucket limits and has none.
     ///
     /// - Throws: ``RecoveryErrorCode/rateLimited`` when the token would come after the call's
     ///   deadline; `CancellationError` when the task is cancelled while waiting.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
-        let key = Self.key(of: request, context)
-        let id = context.id
         while true {
-            let now = context.time.now()
-            let timeLeft = context.deadline - now
-            switch registry.withLock({ $0.admit(id, key: key, now: now, timeLeft: timeLeft) }) {
+            switch admit(request, context) {
             case .go:
                 return
             case .wait(let wait):
                 do {
                     try await context.time.sleep(for: wait)
                 } catch {
-                    registry.withLock { $0.leave(id) }
+                    registry.withLock { $0.leave(context.id) }
                     throw error
                 }
             case .refuse(let wait):
-                countRefusal(key)
-                throw Self.refusal(key: key, wait: wait, attempt: context.attempt)
+                throw refusal(of: request, context, wait: wait)
             }
         }
+    }
+
+    /// Asks the attempt's bucket for a token now.
+    private func admit(_ request: HTTPRequest, _ context: AttemptContext) -> RateLimitRegistry.Admission {
+        let key = Self.key(of: request, context)
+        let now = context.time.now()
+        let timeLeft = context.deadline - now
+        return registry.withLock { $0.admit(context.id, key: key, now: now, timeLeft: timeLeft) }
     }
 
     /// Hears the answer: measures the rate, cuts or grows it, reads the rate-limit fields.
@@ -175,13 +197,16 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
         context.options.rateLimitKey ?? request.authority ?? ""
     }
 
-    private static func refusal(key: String, wait: Duration, attempt: Int) -> RecoveryError {
+    /// Counts a refusal, and says why the attempt was refused.
+    private func refusal(of request: HTTPRequest, _ context: AttemptContext, wait: Duration) -> RecoveryError {
+        let key = Self.key(of: request, context)
+        countRefusal(key)
         let (whole, fraction) = wait.components
         let seconds = max(1, fraction > 0 ? whole + 1 : whole)
         var error = RecoveryError(
             .rateLimited,
-            reason: "\(key) accepts fewer requests for now; attempt \(attempt) would wait \(seconds) s for its turn, "
-                + "past the call's deadline, and was not sent.",
+            reason: "\(key) accepts fewer requests for now; attempt \(context.attempt) would wait \(seconds) s for its "
+                + "turn, past the call's deadline, and was not sent.",
             context: ["key": "\(key)", "retryAfterSeconds": "\(seconds)"]
         )
         error.attachments.append(RateLimitWait(key: key, retryAfter: wait))

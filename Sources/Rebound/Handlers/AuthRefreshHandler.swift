@@ -39,10 +39,10 @@ public import HTTPTypes
 /// ``Configuration/refreshBeforeExpiry`` (60 s by default) of the pipeline's date is refreshed in
 /// ``prepare(_:context:)``, before the attempt is sent, through the same single flight: a token
 /// known to have expired is never sent. If that refresh fails, a token that is still good is sent
-/// all the same; an expired one fails the call with ``RecoveryErrorCode/refreshFailed``. The
-/// refresh may wait, so the handler then uses the asynchronous hook, which costs a task per
-/// attempt; with `refreshBeforeExpiry: nil` and a ``SynchronousCredentialStore``, it sets the
-/// header inline and refreshes only after a 401.
+/// all the same; an expired one fails the call with ``RecoveryErrorCode/refreshFailed``. Over a
+/// ``SynchronousCredentialStore`` the header is set inline
+/// (``prepareSynchronously(_:context:)``), and only an attempt that finds its credential within
+/// the skew is handed over to the asynchronous hook, where the refresh may wait.
 ///
 /// **Loops.** A handler is asked once per failed attempt, so an attempt causes at most one
 /// refresh. A request that this handler already recovered, and that fails again with the
@@ -218,13 +218,10 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         self.init(store: store, refresher: ClosureCredentialRefresher(body: refresh), configuration: configuration)
     }
 
-    /// Only `prepare`: the outcome of an attempt tells this handler nothing `recover` does not. It
-    /// is synchronous over a ``SynchronousCredentialStore`` without
-    /// ``Configuration/refreshBeforeExpiry``; a refresh before expiry may have to wait, so it needs
-    /// the asynchronous hook.
-    public var hooks: HandlerHooks {
-        synchronousStore == nil || configuration.refreshBeforeExpiry != nil ? .prepare : .prepareSynchronously
-    }
+    /// Only `prepare`: the outcome of an attempt tells this handler nothing `recover` does not. Over
+    /// a ``SynchronousCredentialStore`` it starts inline, and hands over to the asynchronous hook
+    /// only to refresh before expiry.
+    public var hooks: HandlerHooks { synchronousStore == nil ? .prepare : .prepareSynchronously }
 
     /// Sets the credential's header field, as ``prepare(_:)`` does; first, a credential that
     /// expires within ``Configuration/refreshBeforeExpiry`` is refreshed (one refresh shared by
@@ -237,10 +234,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     ///   when the credential has expired and could not be refreshed.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
         var current = if let synchronousStore { synchronousStore.currentSynchronously() } else { await store.current() }
-        if let credential = current, let skew = configuration.refreshBeforeExpiry,
-            let expiresAt = credential.expiresAt,
-            context.time.date() >= expiresAt.addingTimeInterval(-skew.seconds)
-        {
+        if let credential = current, isDue(credential, time: context.time) {
             current = try await refreshAhead(credential, time: context.time)
         }
         authorize(&request, with: current)
@@ -253,10 +247,22 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     }
 
     /// Sets the credential's header field from a ``SynchronousCredentialStore``, as
-    /// ``prepare(_:)`` does.
-    public func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) {
-        guard let synchronousStore else { return }
-        authorize(&request, with: synchronousStore.currentSynchronously())
+    /// ``prepare(_:)`` does; a credential due for a refresh before expiry (or a store that is not
+    /// synchronous) hands the attempt over to ``prepare(_:context:)``.
+    public func prepareSynchronously(
+        _ request: inout HTTPRequest, context: AttemptContext
+    ) -> SynchronousPreparation {
+        guard let synchronousStore else { return .continueAsynchronously }
+        let current = synchronousStore.currentSynchronously()
+        if let current, isDue(current, time: context.time) { return .continueAsynchronously }
+        authorize(&request, with: current)
+        return .done
+    }
+
+    /// Whether `credential` expires within ``Configuration/refreshBeforeExpiry`` of the date.
+    private func isDue(_ credential: Credential, time: TimeSource) -> Bool {
+        guard let skew = configuration.refreshBeforeExpiry, let expiresAt = credential.expiresAt else { return false }
+        return time.date() >= expiresAt.addingTimeInterval(-skew.seconds)
     }
 
     /// Sets the header field of `credential`, or leaves the request alone without one.

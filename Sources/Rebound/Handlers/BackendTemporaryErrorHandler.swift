@@ -159,11 +159,14 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
 
     /// Adds an idempotency key to a request whose method is not idempotent and that has none,
     /// when ``Configuration/addsIdempotencyKey`` is on.
-    public func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) {
+    public func prepareSynchronously(
+        _ request: inout HTTPRequest, context: AttemptContext
+    ) -> SynchronousPreparation {
         guard configuration.addsIdempotencyKey, !Self.idempotentMethods.contains(request.method),
             request.headerFields[Self.idempotencyKey] == nil
-        else { return }
+        else { return .done }
         request.headerFields[Self.idempotencyKey] = random.withLock { random in Self.uuid(using: &random) }
+        return .done
     }
 
     /// Refills the budget after a success, and charges it for a retryable failure that

@@ -137,16 +137,19 @@ public final class CircuitBreakerHandler: RecoverableErrorHandler, Sendable {
 
     /// Lets the attempt through, or refuses it when its circuit is open or isolated.
     ///
+    /// - Returns: ``SynchronousPreparation/done``: a breaker never waits.
     /// - Throws: ``RecoveryErrorCode/circuitOpen`` (with the time until the next probe) or
     ///   ``RecoveryErrorCode/circuitIsolated``.
-    public func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) throws {
+    public func prepareSynchronously(
+        _ request: inout HTTPRequest, context: AttemptContext
+    ) throws -> SynchronousPreparation {
         let key = context.options.circuitBreakerKey ?? request.authority ?? ""
         let now = context.time.now()
         let (admission, transition) = registry.withLock { $0.admit(context.id, key: key, now: now) }
         if let transition { publish(transition) }
         switch admission {
         case .allowed:
-            return
+            return .done
         case .open(let retryAfter):
             countRefusal(key)
             let seconds = Self.wholeSecondsRoundedUp(retryAfter)

@@ -107,25 +107,39 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
         self.configuration = configuration
     }
 
-    /// `prepare` may wait for a permit; the outcome gives it back without waiting.
-    public var hooks: HandlerHooks { [.prepare, .attemptDidEndSynchronously] }
+    /// A free permit is taken inline; only a wait in the queue needs the asynchronous `prepare`.
+    /// The outcome gives the permit back without waiting.
+    public var hooks: HandlerHooks { [.prepareSynchronously, .attemptDidEndSynchronously] }
 
     /// A bulkhead recovers from nothing: it only makes attempts wait or refuses them.
     public func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
+
+    /// Takes a free permit for the attempt; hands the attempt over to ``prepare(_:context:)``
+    /// when it must wait in the queue for one.
+    ///
+    /// - Throws: ``RecoveryErrorCode/concurrencyLimitReached`` when the queue is full or the
+    ///   call has no time left.
+    public func prepareSynchronously(
+        _ request: inout HTTPRequest, context: AttemptContext
+    ) throws -> SynchronousPreparation {
+        let key = key(of: request)
+        let admission = state.withLock { state in
+            admit(context.id, key: key, context: context, continuation: nil, in: &state)
+        }
+        switch admission {
+        case .granted: return .done
+        case .refused(let error): throw error
+        case .queued: return .continueAsynchronously
+        }
+    }
 
     /// Takes a permit for the attempt, waiting in the queue for one if none is free.
     ///
     /// - Throws: ``RecoveryErrorCode/concurrencyLimitReached`` when the queue is full or the
     ///   call has no time left; `CancellationError` when the task is cancelled while waiting.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
-        let key = configuration.scope == .all ? "" : request.authority ?? ""
+        let key = key(of: request)
         let id = context.id
-        // Most attempts find a permit free: no continuation then.
-        switch state.withLock({ state in admit(id, key: key, context: context, continuation: nil, in: &state) }) {
-        case .granted: return
-        case .refused(let error): throw error
-        case .queued: break
-        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let admission = state.withLock { state in
@@ -140,6 +154,11 @@ public final class ConcurrencyLimitHandler: RecoverableErrorHandler, Sendable {
         } onCancel: {
             leaveQueue(id, throwing: CancellationError())
         }
+    }
+
+    /// The compartment the attempt counts in: one for all, or its host's.
+    private func key(of request: HTTPRequest) -> String {
+        configuration.scope == .all ? "" : request.authority ?? ""
     }
 
     /// Gives the attempt's permit back (to the first waiter that still has time), or takes it

@@ -232,11 +232,14 @@ private struct CallShell {
             let hooks = participants[index].hooks
             let refusal: any Error
             do {
+                // Inline first where the handler offers it; the asynchronous hook only when it
+                // hands over.
                 if hooks.contains(.prepareSynchronously) {
-                    try participants[index].handler.prepareSynchronously(&request, context: context)
+                    let step = try participants[index].handler.prepareSynchronously(&request, context: context)
+                    if step == .done { continue }
+                } else if !hooks.contains(.prepare) {
                     continue
                 }
-                guard hooks.contains(.prepare) else { continue }
                 let participant = participants[index]
                 let handler = participant.handler
                 let before = request

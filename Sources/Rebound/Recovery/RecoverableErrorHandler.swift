@@ -55,11 +55,27 @@ public import HTTPTypes
 ///
 /// Starting a hook in a task of its own, so that it can be left behind, costs more than a whole
 /// call otherwise does when the hook's work is a few lines. A handler whose hook never suspends
-/// (it reads a lock, counts, sets a header field) implements ``prepareSynchronously(_:context:)``
-/// or ``attemptDidEndSynchronously(_:context:)`` instead and says so with
-/// ``HandlerHooks/prepareSynchronously`` or ``HandlerHooks/attemptDidEndSynchronously``: the
-/// pipeline then calls it inline. The built-in handlers do so; any handler may. A synchronous hook
-/// must not block (no I/O, no waiting on other threads): nothing can leave it behind.
+/// (it reads a lock, counts, sets a header field) implements ``attemptDidEndSynchronously(_:context:)``
+/// instead of ``attemptDidEnd(_:context:)`` and says so with
+/// ``HandlerHooks/attemptDidEndSynchronously``: the pipeline then calls it inline.
+///
+/// Preparing often needs no suspension but sometimes must wait: a credential is fresh until it
+/// is about to expire, a rate limiter has tokens until it has none, a bulkhead has a permit free
+/// until it is full. Such a handler implements ``prepareSynchronously(_:context:)`` and says so
+/// with ``HandlerHooks/prepareSynchronously``: the pipeline calls it inline first, and it either
+/// prepares the request and answers ``SynchronousPreparation/done``, or answers
+/// ``SynchronousPreparation/continueAsynchronously``, and the pipeline then calls
+/// ``prepare(_:context:)`` as the hook that may suspend, raced against the deadline:
+///
+/// ```
+///  prepareSynchronously ── .done ──────────────────────────────────────► next handler
+///        │ .continueAsynchronously          │ throws: refused
+///        ▼                                  ▼
+///  prepare (started on the calling thread; raced against the deadline if it suspends)
+/// ```
+///
+/// The built-in handlers do so; any handler may. A synchronous hook must not block (no I/O, no
+/// waiting on other threads): nothing can leave it behind.
 ///
 /// The hooks run on the caller's executor (`nonisolated(nonsending)`): the caller is
 /// ``APIDataManager``, which never runs on its own caller's actor, so they start on the global
@@ -96,12 +112,23 @@ public protocol RecoverableErrorHandler: Sendable {
     ///   - context: The attempt.
     nonisolated(nonsending) func attemptDidEnd(_ outcome: AttemptOutcome, context: AttemptContext) async
 
-    /// Adjusts a request before it is sent, without suspending; called instead of
-    /// ``prepare(_:context:)`` when ``hooks`` holds ``HandlerHooks/prepareSynchronously``. The
-    /// default does nothing.
+    /// Adjusts a request before it is sent, without suspending, when it can; called first when
+    /// ``hooks`` holds ``HandlerHooks/prepareSynchronously``. The default hands over at once.
     ///
-    /// - Throws: As ``prepare(_:context:)``: a failure that refuses the attempt.
-    func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) throws
+    /// A handler whose preparing must wait this time (for a refresh, a token, a permit) answers
+    /// ``SynchronousPreparation/continueAsynchronously``, and the pipeline calls
+    /// ``prepare(_:context:)`` with the request as this hook left it. Take nothing here that
+    /// `prepare` would take again: the outcome hook hears of the attempt once, however it was
+    /// prepared.
+    ///
+    /// - Parameters:
+    ///   - request: The request, as the handlers before this one left it.
+    ///   - context: The attempt.
+    /// - Returns: ``SynchronousPreparation/done`` when the request is ready, or
+    ///   ``SynchronousPreparation/continueAsynchronously`` to have ``prepare(_:context:)`` called.
+    /// - Throws: As ``prepare(_:context:)``: a failure that refuses the attempt (the asynchronous
+    ///   hook is not called then).
+    func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) throws -> SynchronousPreparation
 
     /// Hears how an attempt ended, without suspending; called instead of
     /// ``attemptDidEnd(_:context:)`` when ``hooks`` holds ``HandlerHooks/attemptDidEndSynchronously``.
@@ -136,8 +163,9 @@ public struct HandlerHooks: OptionSet, Sendable, Hashable {
     public static let prepare = HandlerHooks(rawValue: 1 << 0)
     /// ``RecoverableErrorHandler/attemptDidEnd(_:context:)``.
     public static let attemptDidEnd = HandlerHooks(rawValue: 1 << 1)
-    /// ``RecoverableErrorHandler/prepareSynchronously(_:context:)``, called inline in place of
-    /// `prepare(_:context:)`.
+    /// ``RecoverableErrorHandler/prepareSynchronously(_:context:)``, called inline first;
+    /// `prepare(_:context:)` is called only when it answers
+    /// ``SynchronousPreparation/continueAsynchronously``.
     public static let prepareSynchronously = HandlerHooks(rawValue: 1 << 2)
     /// ``RecoverableErrorHandler/attemptDidEndSynchronously(_:context:)``, called inline in place
     /// of `attemptDidEnd(_:context:)`.
@@ -157,7 +185,11 @@ extension RecoverableErrorHandler {
 
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws {}
 
-    public func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) throws {}
+    public func prepareSynchronously(
+        _ request: inout HTTPRequest, context: AttemptContext
+    ) throws -> SynchronousPreparation {
+        .continueAsynchronously
+    }
 
     public func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext) {}
 
@@ -166,4 +198,15 @@ extension RecoverableErrorHandler {
     public var hooks: HandlerHooks { .all }
 
     public var name: String { String(describing: Self.self) }
+}
+
+/// What ``RecoverableErrorHandler/prepareSynchronously(_:context:)`` did: prepared the request, or
+/// left it to the asynchronous ``RecoverableErrorHandler/prepare(_:context:)``.
+public enum SynchronousPreparation: Sendable, Hashable {
+    /// The request is ready as far as this handler is concerned: `prepare(_:context:)` is not
+    /// called.
+    case done
+    /// This attempt needs a hook that may suspend (a refresh, a wait for a token or a permit):
+    /// the pipeline calls `prepare(_:context:)` next, bounded by the call's deadline.
+    case continueAsynchronously
 }

@@ -195,6 +195,23 @@ import Testing
         var status: AdaptiveRateLimitHandler.Status { limiter.status(of: AdaptiveRateLimitHandlerTests.host) }
     }
 
+    @Test func aTokenAtHandIsTakenInlineAndAWaitHandsOverToTheAsynchronousPrepare() async throws {
+        let driver = Driver()
+        var request = Driver.request()
+        #expect(try driver.limiter.prepareSynchronously(&request, context: driver.context(1)) == .done)
+        let throttled = Driver.outcome(.tooManyRequests, [("Retry-After", "3")], request, driver.context(1))
+        driver.limiter.attemptDidEndSynchronously(throttled, context: driver.context(1))
+        #expect(
+            try driver.limiter.prepareSynchronously(&request, context: driver.context(2)) == .continueAsynchronously)
+        let error = #expect(throws: RecoveryError.self) {
+            try driver.limiter.prepareSynchronously(&request, context: driver.context(3, deadline: .seconds(1)))
+        }
+        #expect(error?.code == .rateLimited)
+        #expect(driver.clock.sleeps.isEmpty)
+        try await driver.limiter.prepare(&request, context: driver.context(2))
+        #expect(driver.clock.sleeps == [.seconds(3)])
+    }
+
     @Test func aThrottleCutsTheRateToSevenTenthsOfTheMeasuredAndCubicGrowsItBack() async throws {
         var driver = Driver()
         try await driver.steady(100, every: .milliseconds(100))

@@ -120,6 +120,22 @@ import Testing
         #expect(fixture.refreshCount == 1)
     }
 
+    @Test func aTokenOutsideTheSkewIsSetInlineAndOneWithinItHandsOverToTheRefresh() async throws {
+        let fixture = try await Fixture(expiresIn: .seconds(61))
+        #expect(fixture.handler.hooks == .prepareSynchronously)
+        let context = AttemptContext(
+            id: AttemptID(call: 1, attempt: 1), maxAttempts: 1, deadline: .seconds(60), method: .get,
+            path: "/tasks", time: fixture.clock.timeSource)
+        var request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/tasks")
+        #expect(fixture.handler.prepareSynchronously(&request, context: context) == .done)
+        #expect(request.headerFields[.authorization] == "Bearer old")
+        fixture.clock.advance(by: .seconds(1))
+        var later = HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/tasks")
+        #expect(fixture.handler.prepareSynchronously(&later, context: context) == .continueAsynchronously)
+        #expect(later.headerFields[.authorization] == nil)
+        #expect(fixture.refreshCount == 0)
+    }
+
     @Test func withoutASkewTheTokenIsSentInlineUntilTheBackendRejectsIt() async throws {
         let fixture = try await Fixture(expiresIn: .zero, refreshBeforeExpiry: nil)
         #expect(fixture.handler.hooks == .prepareSynchronously)

@@ -350,11 +350,12 @@ struct RefuseOnce: RecoverableErrorHandler {
 
     func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
 
-    func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) throws {
+    func prepareSynchronously(_ request: inout HTTPRequest, context: AttemptContext) throws -> SynchronousPreparation {
         if refuseNext.withLock({ refuse in
             defer { refuse = false }; return refuse
         }) {
             throw Refused()
         }
+        return .done
     }
 }

@@ -168,6 +168,29 @@ import Testing
         #expect(bulkhead.inFlight() == 0)
     }
 
+    @Test func aFreePermitIsTakenInlineAndAFullBulkheadHandsOverToItsQueue() throws {
+        let clock = TestClock(mode: .manual)
+        func context(_ call: UInt64) -> AttemptContext {
+            AttemptContext(
+                id: AttemptID(call: call, attempt: 1), maxAttempts: 1, deadline: .seconds(60), method: .get,
+                path: "/tasks", time: clock.timeSource)
+        }
+        var request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/tasks")
+        let queueing = ConcurrencyLimitHandler(configuration: .init(maxInFlight: 1, maxQueued: 1))
+        #expect(try queueing.prepareSynchronously(&request, context: context(1)) == .done)
+        #expect(queueing.inFlight() == 1)
+        // Only the asynchronous prepare joins the queue: the inline one takes nothing it must give back.
+        #expect(try queueing.prepareSynchronously(&request, context: context(2)) == .continueAsynchronously)
+        #expect(queueing.inFlight() == 1 && queueing.queued == 0)
+        queueing.attemptDidEndSynchronously(.cancelled, context: context(1))
+        #expect(queueing.inFlight() == 0)
+
+        let full = ConcurrencyLimitHandler(configuration: .init(maxInFlight: 1, maxQueued: 0))
+        #expect(try full.prepareSynchronously(&request, context: context(3)) == .done)
+        let error = #expect(throws: RecoveryError.self) { try full.prepareSynchronously(&request, context: context(4)) }
+        #expect(error?.code == .concurrencyLimitReached)
+    }
+
     @Test func perHostEachHostHasItsOwnLimit() async throws {
         let bulkhead = ConcurrencyLimitHandler(configuration: .init(maxInFlight: 1, maxQueued: 0, scope: .perHost))
         let transport = HeldTransport()

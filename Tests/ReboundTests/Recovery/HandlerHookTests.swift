@@ -190,6 +190,108 @@ import Testing
         gate.open()
     }
 
+    /// Prepares inline while it holds a ticket; without one it hands over to its asynchronous
+    /// `prepare`, which suspends until `gate` opens, as a rate limiter waits for a token.
+    final class TicketHandler: RecoverableErrorHandler, Sendable {
+        static let field = HTTPField.Name("X-Ticket")!
+        static let seen = HTTPField.Name("X-Seen-Inline")!
+        private let tickets: Locked<Int>
+        private let calls = Locked<[String]>([])
+        let gate = Gate()
+
+        init(tickets: Int) {
+            self.tickets = Locked(tickets)
+        }
+
+        var log: [String] { calls.withLock { $0 } }
+
+        var hooks: HandlerHooks { [.prepareSynchronously] }
+
+        func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
+
+        func prepareSynchronously(
+            _ request: inout HTTPRequest, context: AttemptContext
+        ) throws -> SynchronousPreparation {
+            calls.withLock { $0.append("inline #\(context.attempt)") }
+            request.headerFields[Self.seen] = "yes"
+            let took = tickets.withLock { tickets in
+                guard tickets > 0 else { return false }
+                tickets -= 1
+                return true
+            }
+            guard took else { return .continueAsynchronously }
+            request.headerFields[Self.field] = "inline"
+            return .done
+        }
+
+        func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
+            calls.withLock { $0.append("suspending #\(context.attempt)") }
+            await gate.wait()
+            request.headerFields[Self.field] = "waited"
+        }
+    }
+
+    @Test func aSynchronousPrepareThatIsDoneIsTheOnlyPrepareCalled() async throws {
+        let handler = TicketHandler(tickets: 1)
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(transport, handlers: [handler])
+        _ = try await api.send(SampleEndpoints.listTasks)
+        #expect(handler.log == ["inline #1"])
+        #expect(transport.requests.first?.request.headerFields[TicketHandler.field] == "inline")
+    }
+
+    @Test func aSynchronousPrepareHandsOverToTheAsynchronousOneWithTheRequestAsItLeftIt() async throws {
+        let handler = TicketHandler(tickets: 0)
+        let transport = ScriptedTransport([.tasks])
+        // A manual clock: the deadline's timer never fires while the hook waits.
+        let api = try makeManager(transport, handlers: [handler], clock: TestClock(mode: .manual))
+        let call = Task { try await api.send(SampleEndpoints.listTasks) }
+        #expect(await eventually { handler.log == ["inline #1", "suspending #1"] })
+        #expect(transport.requests.isEmpty)
+        handler.gate.open()
+        _ = try await call.value
+        let sent = try #require(transport.requests.first?.request)
+        #expect(sent.headerFields[TicketHandler.field] == "waited")
+        #expect(sent.headerFields[TicketHandler.seen] == "yes")
+    }
+
+    @Test func aHandedOverPrepareIsLeftBehindAtTheDeadline() async throws {
+        let clock = TestClock(mode: .manual)
+        let handler = TicketHandler(tickets: 0)
+        let recorder = Recorder()
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(
+            transport, handlers: [recorder, handler], limits: RequestLimits(deadline: .seconds(5)), clock: clock)
+        let call = Task { try await api.send(SampleEndpoints.listTasks) }
+        try await clock.advance(by: .seconds(5), whenSleepersReach: 1)
+        let error = await #expect(throws: APIError.self) { try await call.value }
+        #expect(error?.chain.short == "AP8-RE2")
+        #expect(transport.requests.isEmpty)
+        #expect(recorder.log == ["prepare #1", "#1 refused by TicketHandler"])
+        handler.gate.open()
+    }
+
+    @Test func aSynchronousPrepareThatThrowsRefusesTheAttemptWithoutTheAsynchronousOne() async throws {
+        struct Closed: Error {}
+        struct InlineRefuser: RecoverableErrorHandler {
+            var hooks: HandlerHooks { [.prepareSynchronously, .prepare] }
+            func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
+            func prepareSynchronously(
+                _ request: inout HTTPRequest, context: AttemptContext
+            ) throws -> SynchronousPreparation {
+                throw Closed()
+            }
+            func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
+                Issue.record("the asynchronous prepare was called after the synchronous one refused")
+            }
+        }
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(transport, handlers: [InlineRefuser()])
+        let error = await #expect(throws: APIError.self) { try await api.send(SampleEndpoints.listTasks) }
+        #expect(error?.chain.short == "AP8-RE30-XX0")
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func aSuccessfulCallReturnsItsHistoryAndResponse() async throws {
         let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
         let api = try makeManager(transport, handlers: [temporaryHandler()])
