@@ -122,8 +122,10 @@ private struct CallShell {
     var loop: AttemptLoop
     /// The request as the handlers prepared it: preparing changes it for good.
     var request: HTTPRequest
-    /// What the shell remembers of each attempt, by number (the first at index 0).
-    var slots: [Slot] = []
+    /// What the shell remembers of the attempt in hand. It sends one attempt at a time, and the
+    /// loop asks for everything about an attempt, its report included, before it prepares the
+    /// next one.
+    var current: Slot?
     /// The answer of the attempt that succeeded.
     var success: (id: AttemptID, response: TransportResponse)?
     /// A request a deciding handler asked to send instead.
@@ -223,7 +225,7 @@ private struct CallShell {
         let context = AttemptContext(
             id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
             method: call.method, path: call.path, time: manager.time)
-        slots.append(Slot(context: context))
+        current = Slot(context: context)
         monitor?.emit(.attemptStarted, attempt: id.attempt)
         if Task.isCancelled { return loop.cancelled(now: manager.time.now()) }
         if let adjusted = adjusted.take() { request = adjusted }
@@ -260,11 +262,12 @@ private struct CallShell {
             }
             // The refuser and those before it hear the outcome; those after it were never asked.
             let name = participants[index].name
-            slots[id.attempt - 1].reached = index + 1
-            slots[id.attempt - 1].refusal = (name, refusal)
+            current?.reached = index + 1
+            current?.refusal = (name, refusal)
             return loop.refused(id, handler: name, error: refusal, now: manager.time.now())
         }
-        slots[id.attempt - 1].reached = participants.count
+        let reached = participants.count
+        current?.reached = reached
         loop.prepared(id, now: manager.time.now())
     }
 
@@ -281,7 +284,7 @@ private struct CallShell {
                 manager, parent: span,
                 template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template),
                 id: id, request: &request) : nil
-        slots[id.attempt - 1].sent = request
+        current?.sent = request
         monitor?.emit(.attemptSent, attempt: id.attempt)
         let outcome = await manager.attempt(request, body: call.body, options: options, decode: decode)
         telemetry?.end(manager, outcome)
@@ -293,16 +296,18 @@ private struct CallShell {
             success = (id, response)
             return loop.succeeded(id, status: response.status.code, now: now)
         case .failure(let error, let response):
-            slots[id.attempt - 1].failure = FailedAttempt(
+            guard let context = current?.context else { return }
+            let failure = FailedAttempt(
                 error: error,
                 request: request,
                 body: call.body,
                 response: response,
-                context: slots[id.attempt - 1].context,
+                context: context,
                 timeLeft: loop.deadline - now,
                 delayBefore: loop.attempt(id)?.delayBefore ?? .zero,
                 history: loop.history
             )
+            current?.failure = failure
             let cancelled = error.firstError(in: NetworkErrorCode.self)?.code == .cancelled || Task.isCancelled
             return loop.failed(id, error: error, status: response?.status.code, cancelled: cancelled, now: now)
         }
@@ -311,7 +316,7 @@ private struct CallShell {
     /// Asks the participants in order until one recovers; a handler's own failure, or the
     /// deadline passing while it decides, ends the call.
     private nonisolated(nonsending) mutating func recover(_ id: AttemptID) async {
-        guard let failure = slots[id.attempt - 1].failure else { return }
+        guard let failure = current?.failure else { return }
         var decision = AttemptLoop.Decision.none
         asking: for participant in participants {
             do {
@@ -332,7 +337,7 @@ private struct CallShell {
                 if case .didHandle(let plan) = decided {
                     decision = .retry(handler: participant.name, delay: plan.delay)
                     adjusted = plan.request
-                    slots[id.attempt - 1].delay = plan.delay
+                    current?.delay = plan.delay
                     monitor?.emit(.handlerDecided, attempt: id.attempt, handler: participant.name, delay: plan.delay)
                     manager.instruments.recordRecovery(handler: participant.name)
                     break asking
@@ -347,10 +352,11 @@ private struct CallShell {
 
     /// Tells the participants that prepared the attempt how it ended, and logs and traces it.
     private nonisolated(nonsending) mutating func report(_ id: AttemptID, _ ending: AttemptLoop.Ending) async {
+        guard let slot = current, slot.context.id == id else { return }
         let outcome: AttemptOutcome
         switch ending {
         case .succeeded:
-            guard let success, let request = slots[id.attempt - 1].sent else { return }
+            guard let success, let request = slot.sent else { return }
             outcome = .succeeded(request: request, response: success.response)
             manager.logger.debug(
                 "attempt succeeded",
@@ -359,14 +365,14 @@ private struct CallShell {
                     "status": "\(success.response.status.code)",
                 ])
         case .failed(let recordIndex):
-            guard let failure = slots[id.attempt - 1].failure else { return }
+            guard let failure = slot.failure else { return }
             let record = loop.history[recordIndex]
             outcome = .failed(failure, record: record)
-            logFailure(record, delay: slots[id.attempt - 1].delay)
+            logFailure(record, delay: slot.delay)
         case .cancelled:
             outcome = .cancelled
         case .refused:
-            let refusal = slots[id.attempt - 1].refusal
+            let refusal = slot.refusal
             let error = refusal?.error ?? RecoveryError(.deadlineExceeded, cause: loop.lastFailure)
             outcome = .refused(handler: refusal?.handler, error: error)
             monitor?.emit(.attemptRefused, attempt: id.attempt, error: error, handler: refusal?.handler)
@@ -376,10 +382,10 @@ private struct CallShell {
         if let span, span.isRecording, let record = loop.history.last(where: { $0.number == id.attempt }),
             ending == .succeeded || outcome.isFailure
         {
-            span.addEvent(Self.event(record, delay: slots[id.attempt - 1].delay))
+            span.addEvent(Self.event(record, delay: slot.delay))
         }
-        let context = slots[id.attempt - 1].context
-        for index in 0..<slots[id.attempt - 1].reached {
+        let context = slot.context
+        for index in 0..<slot.reached {
             let hooks = participants[index].hooks
             if hooks.contains(.attemptDidEndSynchronously) {
                 participants[index].handler.attemptDidEndSynchronously(outcome, context: context)

@@ -121,6 +121,8 @@ struct AttemptLoop {
         deadline = now + limits.deadline
         attemptTimeout = limits.attemptTimeout
         self.hedgeDelay = hedgeDelay
+        // Room for a successful call's actions (prepare, send, report, finish) at once.
+        outbox.reserveCapacity(4)
     }
 
     /// The attempt with this id.
