@@ -204,10 +204,10 @@ private struct CallShell {
             case .report(let id, let ending):
                 await report(id, ending)
             case .finish(.success(let id)):
-                guard let success, success.id == id else { break }
+                guard success?.id == id, let answer = success.take()?.response else { break }
                 monitor?.emit(
-                    .callSucceeded, status: success.response.status.code, duration: manager.time.now() - loop.startedAt)
-                return .success(success.response)
+                    .callSucceeded, status: answer.status.code, duration: manager.time.now() - loop.startedAt)
+                return .success(answer)
             case .finish(.failure(let cause)):
                 monitor?.emit(.callFailed, error: cause, duration: manager.time.now() - loop.startedAt)
                 return .failure(cause)
@@ -350,9 +350,10 @@ private struct CallShell {
         return loop.decided(id, decision, now: manager.time.now())
     }
 
-    /// Tells the participants that prepared the attempt how it ended, and logs and traces it.
+    /// Tells the participants that prepared the attempt how it ended, and logs and traces it: the
+    /// last the loop asks about an attempt, so its slot is taken.
     private nonisolated(nonsending) mutating func report(_ id: AttemptID, _ ending: AttemptLoop.Ending) async {
-        guard let slot = current, slot.context.id == id else { return }
+        guard current?.context.id == id, let slot = current.take() else { return }
         let outcome: AttemptOutcome
         switch ending {
         case .succeeded:
