@@ -1,5 +1,4 @@
 import Rebound
-import Synchronization
 
 /// What `rebound load` counts while it runs: the calls' outcomes and latencies, the attempts the
 /// pipeline sent or refused (as its ``APIEventMonitor``), and the breaker's transitions.
@@ -37,7 +36,7 @@ final class LoadRecorder: APIEventMonitor {
         var failed: Int { calls - succeeded }
     }
 
-    private let tally = Mutex(Tally())
+    private let tally = Locked(Tally())
     /// The pipeline's time (``TimeSource/now``) when the run started, for the transitions' times.
     private let pipelineStart: Duration
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Rebound
 
 /// When each call of `rebound load` starts: the tickets its workers take in turn.
 ///
@@ -34,7 +34,7 @@ final class LoadSchedule: Sendable {
     let pace: Pace
     let stop: Stop
     let start: ContinuousClock.Instant
-    private let issued = Mutex(0)
+    private let issued = Locked(0)
 
     init(pace: Pace, stop: Stop, start: ContinuousClock.Instant) {
         self.pace = pace

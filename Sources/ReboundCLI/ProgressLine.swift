@@ -1,5 +1,5 @@
+import Rebound
 import ReboundReportAnalysis
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +24,7 @@ final class ProgressLine: Sendable {
     /// Whether the line is shown at all: stderr is a terminal.
     let isShown: Bool
     private let clock = ContinuousClock()
-    private let state = Mutex((lastShown: ContinuousClock.Instant?.none, written: false))
+    private let state = Locked((lastShown: ContinuousClock.Instant?.none, written: false))
 
     init(isTerminal: Bool = isatty(STDERR_FILENO) == 1) {
         isShown = isTerminal
