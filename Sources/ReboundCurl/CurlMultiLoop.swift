@@ -9,15 +9,23 @@ import Synchronization
 ///  caller tasks                      loop thread
 ///  ────────────                      ───────────
 ///  send() ──► inbox (lock) ──wake──► take every command ─► curl_multi_add_handle / remove
-///                                    curl_multi_perform   (callbacks fill the transfers' buffers)
+///              (eventfd)             libcurl's timer due? curl_multi_socket_action(TIMEOUT)
 ///  resume ◄──── continuation ◄────── drain every finished transfer (curl_multi_info_read)
-///                                    check stalls, then curl_multi_poll until a socket, a timer
-///                                    or curl_multi_wakeup needs it
+///                                    check stalls, then epoll_wait until a socket, the timer
+///                                    or the eventfd needs it; curl_multi_socket_action for
+///                                    each ready socket (callbacks fill the transfers' buffers)
 /// ```
 ///
+/// The loop uses libcurl's event API: libcurl names the sockets it waits on and how
+/// (`CURLMOPT_SOCKETFUNCTION`, kept in an epoll set) and when it next needs the time
+/// (`CURLMOPT_TIMERFUNCTION`, the timeout of `epoll_wait`), and the loop hands it only the
+/// sockets that are ready. So a wake-up costs time in proportion to the sockets that are ready,
+/// not to all the connections held, as `curl_multi_poll` and `curl_multi_perform` would.
+///
 /// Each wake-up drains every queued command and every finished transfer, so a burst of requests
-/// costs one wake-up, not one per request. The loop is woken only while it sleeps in
-/// `curl_multi_poll`: a command that arrives while it works is picked up on its next turn.
+/// costs one wake-up, not one per request. The loop is woken (an eventfd in the epoll set) only
+/// while it sleeps in `epoll_wait`: a command that arrives while it works is picked up on its
+/// next turn.
 ///
 /// The callers are resumed in one go at the end of a turn. One finished transfer resumes its
 /// caller directly. Several resume theirs from one task on the global executor: resuming each
@@ -41,8 +49,14 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// How often, at most, the loop looks for stalled transfers.
     private static let stallCheckInterval: UInt64 = 50_000_000
+    /// The most ready sockets one `epoll_wait` reports; more wait for the next turn.
+    private static let maxEventsPerWait = 256
 
     private let multi: UnsafeMutableRawPointer
+    /// The epoll set of libcurl's sockets and of `wakeUpEvent`.
+    private let epoll: Int32
+    /// Written to wake the loop from `epoll_wait`.
+    private let wakeUpEvent: Int32
     private let inbox = Locked(Inbox())
     private let idleHandles: Locked<[CurlEasyHandle]>
     private let maxIdleHandles: Int
@@ -60,6 +74,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// more than the rest of the bookkeeping).
     private var active: [CurlTransfer] = []
     private var nextStallCheck: UInt64 = 0
+    /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` next, if at all.
+    private var timerDeadline: UInt64?
+    /// How many times libcurl has set its timer.
+    private var timerSettings = 0
+    private let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: maxEventsPerWait)
     /// Callers to resume at the end of this turn.
     private var finished = ResumeBatch()
     /// Whether the loop cleaned the multi handle up when it shut down; read by `deinit`, which
@@ -75,8 +94,23 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let usesProxyEnvironment = CurlEasyHandle.environmentNamesProxy()
 
     init?(maxConnections: Int, maxConnectionsPerHost: Int, certificateAuthorityFile: String? = nil) {
-        guard CurlGlobal.initialize(), let multi = curl_multi_init() else { return nil }
+        guard CurlGlobal.initialize() else { return nil }
+        let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
+        let wakeUpEvent = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        var wakeUpRegistration = epoll_event()
+        wakeUpRegistration.events = EPOLLIN.rawValue
+        wakeUpRegistration.data.fd = wakeUpEvent
+        guard epoll >= 0, wakeUpEvent >= 0,
+            epoll_ctl(epoll, EPOLL_CTL_ADD, wakeUpEvent, &wakeUpRegistration) == 0,
+            let multi = curl_multi_init()
+        else {
+            if epoll >= 0 { close(epoll) }
+            if wakeUpEvent >= 0 { close(wakeUpEvent) }
+            return nil
+        }
         self.multi = multi
+        self.epoll = epoll
+        self.wakeUpEvent = wakeUpEvent
         self.certificateAuthorityFile = certificateAuthorityFile
         share = CurlShare()
         _ = rebound_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
@@ -85,6 +119,13 @@ final class CurlMultiLoop: @unchecked Sendable {
         maxIdleHandles = max(16, maxConnections)
         idleHandles = Locked([])
         idleHandles.withLock { $0.reserveCapacity(maxIdleHandles) }
+        // The callbacks run only inside libcurl calls the loop makes, on its thread, and the multi
+        // handle goes before the loop does (deinit): an unretained reference is enough.
+        let unretained = Unmanaged.passUnretained(self).toOpaque()
+        _ = rebound_multi_setopt_socket_function(multi, Self.socketCallback)
+        _ = rebound_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, unretained)
+        _ = rebound_multi_setopt_timer_function(multi, Self.timerCallback)
+        _ = rebound_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, unretained)
 
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -105,6 +146,9 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     deinit {
         if !isCleanedUp { curl_multi_cleanup(multi) }
+        close(epoll)
+        close(wakeUpEvent)
+        events.deallocate()
     }
 
     // MARK: - Any thread
@@ -123,18 +167,18 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Queues a command and wakes the loop if it sleeps. Returns false once the loop has shut down.
     @discardableResult
     func submit(_ command: Command) -> Bool {
-        // The wake-up is sent under the lock: once the loop has seen the shutdown, no wake-up
-        // can still be on its way to the multi handle, which the loop then cleans up.
-        inbox.withLock { inbox -> Bool in
-            guard !inbox.isShutDown else { return false }
+        let (accepted, wake) = inbox.withLock { inbox -> (Bool, Bool) in
+            guard !inbox.isShutDown else { return (false, false) }
             if case .start = command { unfinishedTransfers.add(1, ordering: .relaxed) }
             inbox.commands.append(command)
-            if inbox.isPolling {
-                inbox.isPolling = false
-                curl_multi_wakeup(multi)
-            }
-            return true
+            let wake = inbox.isPolling
+            inbox.isPolling = false
+            return (true, wake)
         }
+        // The eventfd stays open until the loop is released, so the wake-up need not hold the
+        // lock (the multi handle, which the loop cleans up at shutdown, is not involved).
+        if wake { wakeUp() }
+        return accepted
     }
 
     /// Ends every transfer with a cancellation, stops the thread and waits for it.
@@ -143,11 +187,12 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// there), it cannot wait: the thread ends once the current turn is over, and is detached so
     /// that its stack goes with it rather than staying mapped for a join that never comes.
     func shutdown() {
-        inbox.withLock { inbox in
-            guard !inbox.isShutDown else { return }
+        let wake = inbox.withLock { inbox -> Bool in
+            let wasRunning = !inbox.isShutDown
             inbox.isShutDown = true
-            curl_multi_wakeup(multi)
+            return wasRunning
         }
+        if wake { wakeUp() }
         guard
             let thread = self.thread.withLock({ thread in
                 defer { thread = nil }; return thread
@@ -158,6 +203,12 @@ final class CurlMultiLoop: @unchecked Sendable {
         } else {
             pthread_detach(thread)
         }
+    }
+
+    private func wakeUp() {
+        var one: UInt64 = 1
+        // Fails only when the counter is full, and then the loop is woken already.
+        _ = write(wakeUpEvent, &one, MemoryLayout<UInt64>.size)
     }
 
     // MARK: - Loop thread
@@ -187,19 +238,21 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             commands.removeAll(keepingCapacity: true)
 
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            if let deadline = timerDeadline, monotonicNanoseconds() >= deadline {
+                runExpiredTimers()
+            }
             drainFinished()
 
-            var timeout = 10_000
+            let now = monotonicNanoseconds()
+            var wakeTime = now + 10_000_000_000
             if !active.isEmpty {
-                let now = monotonicNanoseconds()
                 if now >= nextStallCheck {
                     checkStalls(now: now)
                     nextStallCheck = now + Self.stallCheckInterval
                 }
-                timeout = Int((nextStallCheck - min(now, nextStallCheck)) / 1_000_000) + 1
+                wakeTime = nextStallCheck
             }
+            if let deadline = timerDeadline { wakeTime = min(wakeTime, deadline) }
             // After the stall check, which may finish transfers too.
             finished.resumeAll()
             let mustSleep = inbox.withLock { inbox -> Bool in
@@ -207,12 +260,84 @@ final class CurlMultiLoop: @unchecked Sendable {
                 inbox.isPolling = true
                 return true
             }
-            if mustSleep {
-                // curl_multi_poll shortens the timeout itself when one of libcurl's timers is due sooner.
-                curl_multi_poll(multi, nil, 0, Int32(timeout), nil)
-                inbox.withLock { $0.isPolling = false }
+            // Rounded up: waking before libcurl's deadline would only turn the loop once more.
+            let timeout = mustSleep ? Int32((wakeTime - min(now, wakeTime) + 999_999) / 1_000_000) : 0
+            let ready = epoll_wait(epoll, events.baseAddress, Int32(events.count), timeout)
+            if mustSleep { inbox.withLock { $0.isPolling = false } }
+            for event in events.prefix(max(0, Int(ready))) {
+                handle(event)
             }
         }
+    }
+
+    /// Lets libcurl run what its timer was set for.
+    ///
+    /// libcurl calls its timer callback only when its next deadline changes. If it does not
+    /// (its clock, which it reads in whole milliseconds, saw the deadline not quite reached), the
+    /// same deadline stands, and the loop tries again a millisecond later rather than forget it.
+    private func runExpiredTimers() {
+        let settings = timerSettings
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+        if timerSettings == settings {
+            timerDeadline = monotonicNanoseconds() + 1_000_000
+        }
+    }
+
+    /// Hands one ready socket to libcurl, or empties the wake-up counter.
+    private func handle(_ event: epoll_event) {
+        let descriptor = event.data.fd
+        if descriptor == wakeUpEvent {
+            var count: UInt64 = 0
+            _ = read(wakeUpEvent, &count, MemoryLayout<UInt64>.size)
+            return
+        }
+        var mask: Int32 = 0
+        if event.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
+        if event.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
+        if event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
+        var running: Int32 = 0
+        curl_multi_socket_action(multi, descriptor, mask, &running)
+    }
+
+    /// libcurl's `CURLMOPT_SOCKETFUNCTION`: keeps the epoll set to the sockets libcurl waits on.
+    ///
+    /// A socket libcurl has not seen before has no pointer assigned (`socketp`): it is added, and
+    /// marked. If the set disagrees anyway (a descriptor closed and reused), the other operation
+    /// is tried.
+    private static let socketCallback: curl_socket_callback = { _, socket, what, userp, socketp in
+        guard let userp else { return 0 }
+        let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
+        if what == CURL_POLL_REMOVE {
+            _ = epoll_ctl(loop.epoll, EPOLL_CTL_DEL, socket, nil)
+            return 0
+        }
+        var registration = epoll_event()
+        registration.data.fd = socket
+        if what & CURL_POLL_IN != 0 { registration.events |= EPOLLIN.rawValue }
+        if what & CURL_POLL_OUT != 0 { registration.events |= EPOLLOUT.rawValue }
+        if socketp == nil {
+            if epoll_ctl(loop.epoll, EPOLL_CTL_ADD, socket, &registration) != 0, errno == EEXIST {
+                _ = epoll_ctl(loop.epoll, EPOLL_CTL_MOD, socket, &registration)
+            }
+            // Any pointer but nil: the socket is in the set.
+            _ = curl_multi_assign(loop.multi, socket, userp)
+        } else if epoll_ctl(loop.epoll, EPOLL_CTL_MOD, socket, &registration) != 0, errno == ENOENT {
+            _ = epoll_ctl(loop.epoll, EPOLL_CTL_ADD, socket, &registration)
+        }
+        return 0
+    }
+
+    /// libcurl's `CURLMOPT_TIMERFUNCTION`: when the loop should next call
+    /// `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` (`-1`: no timer). libcurl asks not to be
+    /// called back from here, so the loop does it on its turn.
+    private static let timerCallback: curl_multi_timer_callback = { _, milliseconds, userp in
+        guard let userp else { return 0 }
+        let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
+        loop.timerSettings &+= 1
+        loop.timerDeadline =
+            milliseconds < 0 ? nil : monotonicNanoseconds() + UInt64(milliseconds) * 1_000_000
+        return 0
     }
 
     private func start(_ transfer: CurlTransfer) {

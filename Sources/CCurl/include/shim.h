@@ -9,6 +9,10 @@
 
 #include <curl/curl.h>
 #include <malloc.h>
+// epoll and eventfd, which Swift's Glibc module does not bring in: the transport's loop waits on
+// them for libcurl's sockets and for its own wake-ups.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 
 // The usable size of a block from malloc (glibc's malloc_usable_size, which Swift's Glibc module
 // does not bring in): how CurlMemory recognises a freed receive buffer.
@@ -78,6 +82,18 @@ static inline CURLSHcode rebound_share_setopt_unlock_function(CURLSH *share, cur
 
 static inline CURLMcode rebound_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
+}
+
+static inline CURLMcode rebound_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
+static inline CURLMcode rebound_multi_setopt_socket_function(CURLM *handle, curl_socket_callback value) {
+    return curl_multi_setopt(handle, CURLMOPT_SOCKETFUNCTION, value);
+}
+
+static inline CURLMcode rebound_multi_setopt_timer_function(CURLM *handle, curl_multi_timer_callback value) {
+    return curl_multi_setopt(handle, CURLMOPT_TIMERFUNCTION, value);
 }
 
 #endif
