@@ -84,6 +84,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Whether the loop cleaned the multi handle up when it shut down; read by `deinit`, which
     /// runs after the loop thread let go of the loop.
     private var isCleanedUp = false
+    /// The transfers beyond the per-host connection limit, waiting for their turn.
+    private var waiting: WaitingTransfers
 
     /// The CA file every easy handle trusts, if not the system's.
     private let certificateAuthorityFile: String?
@@ -93,7 +95,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// every handle of one transport agrees.
     private let usesProxyEnvironment = CurlEasyHandle.environmentNamesProxy()
 
-    init?(maxConnections: Int, maxConnectionsPerHost: Int, certificateAuthorityFile: String? = nil) {
+    init?(
+        maxConnections: Int, maxConnectionsPerHost: Int, maxQueuedRequests: Int,
+        certificateAuthorityFile: String? = nil
+    ) {
         guard CurlGlobal.initialize() else { return nil }
         let epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
         let wakeUpEvent = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
@@ -112,6 +117,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         self.epoll = epoll
         self.wakeUpEvent = wakeUpEvent
         self.certificateAuthorityFile = certificateAuthorityFile
+        waiting = WaitingTransfers(connectionsPerOrigin: maxConnectionsPerHost, capacity: maxQueuedRequests)
         share = CurlShare()
         _ = rebound_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
         _ = rebound_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
@@ -345,6 +351,15 @@ final class CurlMultiLoop: @unchecked Sendable {
             finish(transfer, .cancelled, removeFromMulti: false)
             return
         }
+        switch waiting.admit(transfer, now: monotonicNanoseconds()) {
+        case .run: run(transfer)
+        case .wait: break
+        case .full: finish(transfer, .queueFull(waiting.capacity), removeFromMulti: false)
+        }
+    }
+
+    /// Hands a transfer to libcurl.
+    private func run(_ transfer: CurlTransfer) {
         guard curl_multi_add_handle(multi, transfer.easy.raw) == CURLM_OK else {
             finish(transfer, .unavailable("libcurl refused to add the transfer."), removeFromMulti: false)
             return
@@ -355,7 +370,22 @@ final class CurlMultiLoop: @unchecked Sendable {
         active.append(transfer)
     }
 
+    /// Hands libcurl a transfer that waited for its turn, with what is left of its time limits.
+    private func runAfterWaiting(_ transfer: CurlTransfer) {
+        let now = monotonicNanoseconds()
+        let waited = Int((now &- (transfer.queuedAt ?? now)) / 1_000_000)
+        transfer.queuedAt = nil
+        let options = transfer.options
+        _ = transfer.easy.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, options.connectTimeout.curlMilliseconds - waited))
+        _ = transfer.easy.set(CURLOPT_TIMEOUT_MS, max(1, options.timeout.curlMilliseconds - waited))
+        run(transfer)
+    }
+
     private func cancel(_ transfer: CurlTransfer) {
+        if waiting.remove(transfer) {
+            finish(transfer, .cancelled, removeFromMulti: false)
+            return
+        }
         guard transfer.isActive else { return }  // not started yet (start sees the flag) or already done
         finish(transfer, .cancelled, removeFromMulti: true)
     }
@@ -391,6 +421,13 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
         }
         for transfer in stalled { finish(transfer, .stalled, removeFromMulti: true) }
+        for transfer in waiting.removeExpired(now: now) {
+            // What libcurl reports for a transfer whose time ran out before it connected.
+            let completion = CurlTransfer.Completion(
+                status: 0, httpVersion: 0, newConnections: 0, pretransferMicroseconds: 0,
+                timings: TransferTimings(), errorMessage: "Timed out waiting for a connection to the host, behind the per-host limit.")
+            finish(transfer, .completed(CURLE_OPERATION_TIMEDOUT, completion), removeFromMulti: false)
+        }
     }
 
     private func finish(_ transfer: CurlTransfer, _ outcome: CurlTransfer.Outcome, removeFromMulti: Bool) {
@@ -401,6 +438,16 @@ final class CurlMultiLoop: @unchecked Sendable {
             if last !== transfer {
                 active[transfer.activeIndex] = last
                 last.activeIndex = transfer.activeIndex
+            }
+        }
+        if transfer.originState != nil {
+            // It held one of its origin's places (it ran, or libcurl refused it): the next may go.
+            var multiplexed = false
+            if case .completed(_, let completion) = outcome {
+                multiplexed = completion.httpVersion >= Int(CURL_HTTP_VERSION_2_0)
+            }
+            for next in waiting.finished(transfer, multiplexed: multiplexed) {
+                runAfterWaiting(next)
             }
         }
         if !removeFromMulti {
@@ -431,6 +478,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func finishEverything(pending: [Command]) {
+        // The waiting first, so that the running ones, as they end, start none of them.
+        for transfer in waiting.removeAll() {
+            finish(transfer, .cancelled, removeFromMulti: false)
+        }
         for transfer in active {
             finish(transfer, .cancelled, removeFromMulti: true)
         }

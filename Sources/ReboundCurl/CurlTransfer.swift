@@ -23,6 +23,8 @@ final class CurlTransfer: @unchecked Sendable {
         case stalled
         case cancelled
         case unavailable(String)
+        /// The queue of transfers waiting for a connection held this many already.
+        case queueFull(Int)
     }
 
     /// Facts read from the easy handle on the loop thread before it is reused.
@@ -40,6 +42,11 @@ final class CurlTransfer: @unchecked Sendable {
     let options: TransportOptions
     let easy: CurlEasyHandle
     let stallTimeoutNanoseconds: UInt64
+    /// How long it may wait for its turn to connect: its connect timeout, or its total timeout if
+    /// shorter.
+    let waitLimitNanoseconds: UInt64
+    /// Scheme, host and port: the transfers of one origin share its connection limit.
+    let origin: String
     private let headerList: RequestHeaderList
     private let requestBody: UnsafeMutableRawBufferPointer?
 
@@ -62,6 +69,10 @@ final class CurlTransfer: @unchecked Sendable {
     var activeIndex = 0
     var lastProgressBytes = -1
     var lastProgressTime: UInt64 = 0
+    /// When it joined the queue of transfers waiting for a connection, if it waits.
+    var queuedAt: UInt64?
+    /// Its origin's share of the connections, while it runs or waits.
+    var originState: WaitingTransfers.Origin?
 
     /// Prepares a transfer for `request` on `easy`, which must not be in use elsewhere.
     init(
@@ -74,6 +85,8 @@ final class CurlTransfer: @unchecked Sendable {
         self.options = options
         self.easy = easy
         stallTimeoutNanoseconds = options.stallTimeout.clampedNanoseconds
+        waitLimitNanoseconds = min(options.connectTimeout, options.timeout).clampedNanoseconds
+        origin = "\(request.scheme ?? "")://\(request.authority ?? "")".lowercased()
         receiver = ResponseReceiver(answersHead: request.method == .head, maxBodySize: options.maxResponseBodySize)
         if let body {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(body.count, 1), alignment: 1)
@@ -171,6 +184,14 @@ final class CurlTransfer: @unchecked Sendable {
             return .failure(NetworkError(.cancelled, reason: "The request's task was cancelled."))
         case .unavailable(let why):
             return .failure(NetworkError(.transportUnavailable, reason: why))
+        case .queueFull(let limit):
+            return .failure(
+                NetworkError(
+                    .queueFull,
+                    reason: "\(limit) requests were already waiting for a connection, as many as the transport queues.",
+                    context: ["maxQueuedRequests": "\(limit)"]
+                )
+            )
         }
     }
 

@@ -36,8 +36,23 @@ public final class CurlTransport: HTTPTransport {
         ///
         /// Default 32: more than any browser opens per host (6), so concurrent requests rarely wait,
         /// yet a burst of a thousand requests does not open a thousand sockets to one server.
-        /// With HTTP/2 the requests share connections and this limit hardly matters.
+        /// With HTTP/2 the requests share connections and this limit hardly matters. `0` means no
+        /// limit.
+        ///
+        /// Requests beyond the limit wait for a turn in a queue of the transport's, first come,
+        /// first served, and start as the host's earlier requests finish (see
+        /// ``maxQueuedRequests``). Over HTTP/2, once a request to the host came back over it, the
+        /// limit is on streams: 100 per connection, as many as libcurl opens on one.
         public var maxConnectionsPerHost: Int
+        /// How many requests may wait for a connection at once, across hosts; one more fails at
+        /// once with `NetworkErrorCode.queueFull` rather than wait without bound.
+        ///
+        /// Default 10,000: a burst of thousands of calls to one host waits its turn, yet a caller
+        /// that sends faster than the server answers, without end, meets a clear error instead of
+        /// memory that grows (a waiting request holds its easy handle, a few KiB). The time a
+        /// request waits counts against its connect timeout and its total timeout; running out of
+        /// either while it waits fails it with `NetworkErrorCode.connectTimeout`.
+        public var maxQueuedRequests: Int
         /// The options of a request sent without options of its own.
         public var defaultOptions: TransportOptions
         /// A PEM file of certificate authorities to trust instead of the system's, for servers with
@@ -48,10 +63,12 @@ public final class CurlTransport: HTTPTransport {
             maxCachedConnections: Int = 64,
             maxConnectionsPerHost: Int = 32,
             defaultOptions: TransportOptions = TransportOptions(),
-            certificateAuthorityFile: String? = nil
+            certificateAuthorityFile: String? = nil,
+            maxQueuedRequests: Int = 10_000
         ) {
             self.maxCachedConnections = maxCachedConnections
             self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.maxQueuedRequests = maxQueuedRequests
             self.defaultOptions = defaultOptions
             self.certificateAuthorityFile = certificateAuthorityFile
         }
@@ -70,6 +87,7 @@ public final class CurlTransport: HTTPTransport {
         loop = CurlMultiLoop(
             maxConnections: max(1, configuration.maxCachedConnections),
             maxConnectionsPerHost: max(0, configuration.maxConnectionsPerHost),
+            maxQueuedRequests: max(0, configuration.maxQueuedRequests),
             certificateAuthorityFile: configuration.certificateAuthorityFile
         )
     }

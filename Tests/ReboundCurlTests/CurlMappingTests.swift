@@ -172,7 +172,7 @@ import Testing
             .other: 1, .timeout: 2, .connectTimeout: 3, .stalled: 4, .cannotResolveHost: 5, .cannotConnect: 6,
             .connectionReset: 7, .incompleteResponse: 8, .sendFailed: 9, .tlsFailure: 10, .tooManyRedirects: 11,
             .insecureRedirect: 12, .responseTooLarge: 13, .cancelled: 14, .invalidURL: 15, .protocolError: 16,
-            .proxyFailure: 17, .transportUnavailable: 18, .invalidRequest: 19,
+            .proxyFailure: 17, .transportUnavailable: 18, .invalidRequest: 19, .queueFull: 20,
         ]
         #expect(pinned.count == NetworkErrorCode.allCases.count)
         for (code, value) in pinned { #expect(code.rawValue == value, "\(code)") }

@@ -51,4 +51,7 @@ public enum NetworkErrorCode: Int, ErrorCode, CaseIterable {
     case transportUnavailable = 18
     /// The request itself could not be expressed (for instance a header value curl cannot send).
     case invalidRequest = 19
+    /// The request would have waited for a connection, but the transport's queue of waiting
+    /// requests was full; it was never sent.
+    case queueFull = 20
 }
