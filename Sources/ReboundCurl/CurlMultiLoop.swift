@@ -74,6 +74,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// more than the rest of the bookkeeping).
     private var active: [CurlTransfer] = []
     private var nextStallCheck: UInt64 = 0
+    /// What the epoll set watches each descriptor for, by descriptor: `0` if it is not in the
+    /// set, ``unwanted`` if it stays there after libcurl let it go.
+    private var watched: [UInt32] = []
+    /// A socket kept in the epoll set that libcurl does not wait on.
+    private static let unwanted: UInt32 = 1 << 31
     /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` next, if at all.
     private var timerDeadline: UInt64?
     /// How many times libcurl has set its timer.
@@ -298,6 +303,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             _ = read(wakeUpEvent, &count, MemoryLayout<UInt64>.size)
             return
         }
+        if Int(descriptor) < watched.count, watched[Int(descriptor)] == Self.unwanted {
+            // A socket libcurl let go, left in the set (unwatch): out now that it has something.
+            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
+            watched[Int(descriptor)] = 0
+            return
+        }
         var mask: Int32 = 0
         if event.events & EPOLLIN.rawValue != 0 { mask |= CURL_CSELECT_IN }
         if event.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
@@ -307,31 +318,58 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     /// libcurl's `CURLMOPT_SOCKETFUNCTION`: keeps the epoll set to the sockets libcurl waits on.
-    ///
-    /// A socket libcurl has not seen before has no pointer assigned (`socketp`): it is added, and
-    /// marked. If the set disagrees anyway (a descriptor closed and reused), the other operation
-    /// is tried.
     private static let socketCallback: curl_socket_callback = { _, socket, what, userp, socketp in
         guard let userp else { return 0 }
         let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
         if what == CURL_POLL_REMOVE {
-            _ = epoll_ctl(loop.epoll, EPOLL_CTL_DEL, socket, nil)
-            return 0
-        }
-        var registration = epoll_event()
-        registration.data.fd = socket
-        if what & CURL_POLL_IN != 0 { registration.events |= EPOLLIN.rawValue }
-        if what & CURL_POLL_OUT != 0 { registration.events |= EPOLLOUT.rawValue }
-        if socketp == nil {
-            if epoll_ctl(loop.epoll, EPOLL_CTL_ADD, socket, &registration) != 0, errno == EEXIST {
-                _ = epoll_ctl(loop.epoll, EPOLL_CTL_MOD, socket, &registration)
-            }
-            // Any pointer but nil: the socket is in the set.
-            _ = curl_multi_assign(loop.multi, socket, userp)
-        } else if epoll_ctl(loop.epoll, EPOLL_CTL_MOD, socket, &registration) != 0, errno == ENOENT {
-            _ = epoll_ctl(loop.epoll, EPOLL_CTL_ADD, socket, &registration)
+            loop.unwatch(socket)
+        } else {
+            var events: UInt32 = 0
+            if what & CURL_POLL_IN != 0 { events |= EPOLLIN.rawValue }
+            if what & CURL_POLL_OUT != 0 { events |= EPOLLOUT.rawValue }
+            loop.watch(socket, events: events)
         }
         return 0
+    }
+
+    /// Watches `socket` for `events` on libcurl's behalf.
+    ///
+    /// A socket kept in the set after libcurl let it go (``unwatch(_:)``) is changed, not added
+    /// again; if its descriptor was closed meanwhile (which took it out of the set) and reused,
+    /// the change fails and the new socket is added.
+    private func watch(_ socket: curl_socket_t, events: UInt32) {
+        let index = Int(socket)
+        if index >= watched.count { watched += repeatElement(0, count: index + 1 - watched.count) }
+        var registration = epoll_event()
+        registration.events = events
+        registration.data.fd = socket
+        if watched[index] == 0 {
+            if epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &registration) != 0, errno == EEXIST {
+                _ = epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &registration)
+            }
+        } else if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &registration) != 0, errno == ENOENT {
+            _ = epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &registration)
+        }
+        watched[index] = events
+    }
+
+    /// Stops watching `socket` for libcurl.
+    ///
+    /// libcurl lets a connection's socket go at the end of every transfer and takes it again for
+    /// the next one on the same connection. A socket watched only for reading stays in the set,
+    /// marked as unwanted, so that the next transfer costs one change instead of a removal and an
+    /// addition; if it turns readable meanwhile (the server closed the idle connection), the loop
+    /// removes it then (``handle(_:)``). A socket watched for writing, which would be reported
+    /// ready all the time, is removed at once.
+    private func unwatch(_ socket: curl_socket_t) {
+        let index = Int(socket)
+        guard index < watched.count, watched[index] != 0 else { return }
+        if watched[index] & EPOLLOUT.rawValue != 0 {
+            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
+            watched[index] = 0
+        } else {
+            watched[index] = Self.unwanted
+        }
     }
 
     /// libcurl's `CURLMOPT_TIMERFUNCTION`: when the loop should next call
