@@ -1,3 +1,4 @@
+import Glibc
 public import HTTPTypes
 public import Rebound
 
@@ -53,6 +54,34 @@ public final class CurlTransport: HTTPTransport {
         /// request waits counts against its connect timeout and its total timeout; running out of
         /// either while it waits fails it with `NetworkErrorCode.connectTimeout`.
         public var maxQueuedRequests: Int
+        /// The file descriptors the transport may hold open at once: as many connections as the
+        /// larger of ``maxConnectionsPerHost`` (all busy, to one host) and
+        /// ``maxCachedConnections`` (idle, to any), and ``reservedDescriptors`` more.
+        ///
+        /// A transport whose process may open fewer (the soft `RLIMIT_NOFILE`, `ulimit -n`, often
+        /// 1,024) refuses to start: its requests fail with `NetworkErrorCode.transportUnavailable`
+        /// and a reason that names both numbers. Raise the limit (`ulimit -n`, or `setrlimit`
+        /// early in `main`) or lower the two settings. Connections to several hosts at once can
+        /// need more than this; each is one descriptor.
+        public var descriptorsNeeded: Int {
+            max(maxConnectionsPerHost, maxCachedConnections, 0) + Self.reservedDescriptors
+        }
+
+        /// Descriptors counted for everything but connections: the loop's epoll set and wake-up
+        /// event, libcurl's DNS resolver threads (a socket pair each while they run), and room
+        /// for the standard streams and the program's own files.
+        public static let reservedDescriptors = 64
+
+        /// Why a process that may open `limit` descriptors cannot run this configuration, or
+        /// `nil` if it can (or `limit` is `nil`: no limit).
+        func descriptorShortfall(limit: Int?) -> String? {
+            guard let limit, descriptorsNeeded > limit else { return nil }
+            return "The transport may hold \(descriptorsNeeded) file descriptors open "
+                + "(maxConnectionsPerHost \(maxConnectionsPerHost), maxCachedConnections \(maxCachedConnections), "
+                + "and \(Self.reservedDescriptors) more), but the process may open only \(limit) (RLIMIT_NOFILE). "
+                + "Raise the limit (ulimit -n) or lower those settings."
+        }
+
         /// The options of a request sent without options of its own.
         public var defaultOptions: TransportOptions
         /// A PEM file of certificate authorities to trust instead of the system's, for servers with
@@ -77,19 +106,39 @@ public final class CurlTransport: HTTPTransport {
     /// The settings this transport was created with.
     public let configuration: Configuration
     private let loop: CurlMultiLoop?
+    /// Why the transport cannot run, when it cannot.
+    private let unavailableReason: String?
 
     /// Creates a transport and starts its thread.
     ///
-    /// If libcurl cannot be initialised, every request fails with
-    /// `NetworkErrorCode.transportUnavailable` rather than the program stopping.
+    /// If libcurl cannot be initialised, or the process may open fewer file descriptors than the
+    /// configuration needs (``Configuration/descriptorsNeeded``, against the soft `RLIMIT_NOFILE`),
+    /// every request fails with `NetworkErrorCode.transportUnavailable` and a reason that says
+    /// so, rather than the program stopping, or requests failing in the middle of a load once
+    /// the descriptors run out.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        if let shortfall = configuration.descriptorShortfall(limit: Self.descriptorLimit()) {
+            loop = nil
+            unavailableReason = shortfall
+            return
+        }
         loop = CurlMultiLoop(
             maxConnections: max(1, configuration.maxCachedConnections),
             maxConnectionsPerHost: max(0, configuration.maxConnectionsPerHost),
             maxQueuedRequests: max(0, configuration.maxQueuedRequests),
             certificateAuthorityFile: configuration.certificateAuthorityFile
         )
+        unavailableReason = loop == nil ? "libcurl could not be initialised." : nil
+    }
+
+    /// The soft limit on the process's open file descriptors (`RLIMIT_NOFILE`), `nil` if unlimited
+    /// or unknown.
+    static func descriptorLimit() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max
+        else { return nil }
+        return Int(clamping: limit.rlim_cur)
     }
 
     deinit {
@@ -216,8 +265,11 @@ public final class CurlTransport: HTTPTransport {
         body: Data?,
         options: TransportOptions
     ) async throws(NetworkError) -> TransportResponse {
-        guard let loop, let easy = loop.acquireHandle() else {
-            throw NetworkError(.transportUnavailable, reason: "libcurl could not be initialised.")
+        guard let loop else {
+            throw NetworkError(.transportUnavailable, reason: unavailableReason ?? "libcurl could not be initialised.")
+        }
+        guard let easy = loop.acquireHandle() else {
+            throw NetworkError(.transportUnavailable, reason: "libcurl could not make a handle.")
         }
         let transfer = try CurlTransfer(request: request, body: body, options: options, easy: easy)
         transfer.resumesOnLoop = withUnsafeCurrentTask { $0?.unownedTaskExecutor == loop.asUnownedTaskExecutor() }
