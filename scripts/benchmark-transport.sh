@@ -15,6 +15,10 @@
 #                     pipeline-ab runs pipeline and rebound-auth in one process over one transport,
 #                     in 20 interleaved pairs of slices (twice the requests of the others)
 #   WORKLOADS="sequential concurrent16 download1m"
+#                     also: concurrent1000 and concurrent5000 (that many in flight, each on its own
+#                     connection) and queued1000 (1,000 in flight over 32 connections, the
+#                     transport's default per-host limit); those three run the Swift clients only,
+#                     and need a hard descriptor limit (ulimit -Hn) of about twice the connections
 #   PIPELINE_STORE=memory  the credential store the pipeline clients' auth handler reads: memory
 #                     (InMemoryCredentialStore, read without an asynchronous call) or app (a store
 #                     of the app's own, so that its prepare is an asynchronous hook, raced against
@@ -101,7 +105,9 @@ requests_for() {
         sequential) [[ $QUICK == 1 ]] && echo "2000 100" || echo "20000 500" ;;
         concurrent16) [[ $QUICK == 1 ]] && echo "4000 100" || echo "40000 500" ;;
         download1m) [[ $QUICK == 1 ]] && echo "50 5" || echo "500 20" ;;
-        *) echo "unknown workload '$1' (known: sequential concurrent16 download1m)" >&2; exit 2 ;;
+        concurrent1000 | queued1000) [[ $QUICK == 1 ]] && echo "4000 1000" || echo "40000 1000" ;;
+        concurrent5000) [[ $QUICK == 1 ]] && echo "10000 5000" || echo "40000 5000" ;;
+        *) echo "unknown workload '$1' (known: sequential concurrent16 download1m concurrent1000 concurrent5000 queued1000)" >&2; exit 2 ;;
     esac
 }
 for workload in $WORKLOADS; do requests_for "$workload" >/dev/null; done
@@ -185,6 +191,12 @@ fi
 user_line=
 if [[ $(id -u) == 0 ]]; then user_line="user $(id -un) $(id -gn);"; fi
 
+# Thousands of connections need as many descriptors on each side: the script (and so every client
+# it starts) and nginx take the hard limit as their soft one.
+NOFILE=$(ulimit -Hn)
+[[ $NOFILE == unlimited ]] && NOFILE=65536
+ulimit -n "$NOFILE"
+
 cat >"$SERVER_DIR/nginx.conf" <<EOF
 $user_line
 worker_processes $NGINX_WORKERS;
@@ -192,8 +204,9 @@ daemon off;
 pid $SERVER_DIR/nginx.pid;
 error_log $SERVER_DIR/error.log warn;
 
+worker_rlimit_nofile $NOFILE;
 events {
-    worker_connections 1024;
+    worker_connections $((NOFILE / 2 > 1024 ? NOFILE / 2 : 1024));
 }
 
 http {
@@ -213,7 +226,7 @@ http {
     default_type application/octet-stream;
 
     server {
-        listen 127.0.0.1:$PORT backlog=1024;
+        listen 127.0.0.1:$PORT backlog=4096;
         root $SERVER_DIR/www;
         $status_location
     }

@@ -71,14 +71,24 @@ if ClientName(rawValue: options.client) == .pipelineAB {
     exit(line.hasSuffix("\"failures\":0}") ? 0 : 1)
 }
 
+/// A transport that may open `connections` to the server and keep them all for reuse.
+func makeTransport(connections: Int) -> CurlTransport {
+    CurlTransport(
+        configuration: CurlTransport.Configuration(
+            maxCachedConnections: max(64, connections), maxConnectionsPerHost: connections))
+}
+
 let client: any BenchmarkClient
 switch ClientName(rawValue: options.client) {
 case .rebound, .reboundLoop:
-    client = ReboundClient(url: options.url)
+    client = ReboundClient(url: options.url, transport: makeTransport(connections: options.connections))
 case .reboundAuth:
-    client = ReboundClient(url: options.url, accessToken: PipelineClient.accessToken)
+    client = ReboundClient(
+        url: options.url, accessToken: PipelineClient.accessToken,
+        transport: makeTransport(connections: options.connections))
 case .pipeline, .pipelineLoop:
-    client = try PipelineClient(url: options.url, store: pipelineStore)
+    client = try PipelineClient(
+        url: options.url, transport: makeTransport(connections: options.connections), store: pipelineStore)
 case .decision, .overload, .pipelineAB:
     fatalError("handled above")
 case .urlsession:

@@ -25,6 +25,8 @@ struct BenchmarkOptions: Sendable {
     var warmup: Int
     /// How many requests are kept in flight.
     var concurrency: Int
+    /// How many connections a client may open to the server (Rebound's `maxConnectionsPerHost`).
+    var connections: Int
 
     static var usage: String {
         let workloads = Workload.allCases.map { workload in
@@ -32,7 +34,7 @@ struct BenchmarkOptions: Sendable {
         }
         return """
             usage: \(programName) --client NAME --workload NAME --url URL --expect-bytes N
-                   [--requests N] [--warmup N] [--concurrency N]
+                   [--requests N] [--warmup N] [--concurrency N] [--connections N]
             workloads and their defaults:
             \(workloads.joined(separator: "\n"))
             an unknown workload needs --requests and --warmup
@@ -81,7 +83,8 @@ struct BenchmarkOptions: Sendable {
             expectedBodyBytes: try count("expect-bytes", default: nil, minimum: 0),
             requests: try count("requests", default: workload?.requests, minimum: 1),
             warmup: try count("warmup", default: workload?.warmup, minimum: 0),
-            concurrency: try count("concurrency", default: workload?.concurrency ?? 1, minimum: 1)
+            concurrency: try count("concurrency", default: workload?.concurrency ?? 1, minimum: 1),
+            connections: try count("connections", default: workload?.connections ?? 32, minimum: 1)
         )
         if let unknown = values.keys.sorted().first {
             throw UsageError("unknown flag --\(unknown)")
@@ -102,11 +105,18 @@ enum Workload: String, CaseIterable, Sendable {
     case concurrent16
     /// 1 MiB responses, one at a time: how the client moves and stores bytes.
     case download1m
+    /// Small JSON responses, 1,000 in flight, each over its own connection: many connections.
+    case concurrent1000
+    /// Small JSON responses, 5,000 in flight, each over its own connection.
+    case concurrent5000
+    /// Small JSON responses, 1,000 in flight over 32 connections (the transport's default per-host
+    /// limit): how fairly the calls that wait for a connection are served (p99 against p50).
+    case queued1000
 
     var requests: Int {
         switch self {
         case .sequential: 20_000
-        case .concurrent16: 40_000
+        case .concurrent16, .concurrent1000, .concurrent5000, .queued1000: 40_000
         case .download1m: 500
         }
     }
@@ -115,6 +125,8 @@ enum Workload: String, CaseIterable, Sendable {
         switch self {
         case .sequential, .concurrent16: 500
         case .download1m: 20
+        case .concurrent1000, .queued1000: 1_000
+        case .concurrent5000: 5_000
         }
     }
 
@@ -122,7 +134,15 @@ enum Workload: String, CaseIterable, Sendable {
         switch self {
         case .sequential, .download1m: 1
         case .concurrent16: 16
+        case .concurrent1000, .queued1000: 1_000
+        case .concurrent5000: 5_000
         }
+    }
+
+    /// The connections a client may open to the server: as many as the calls in flight, but for
+    /// `queued1000`, which keeps the transport's default of 32.
+    var connections: Int {
+        self == .queued1000 ? 32 : max(32, concurrency)
     }
 }
 
