@@ -74,11 +74,19 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// more than the rest of the bookkeeping).
     private var active: [CurlTransfer] = []
     private var nextStallCheck: UInt64 = 0
-    /// What the epoll set watches each descriptor for, by descriptor: `0` if it is not in the
-    /// set, ``unwanted`` if it stays there after libcurl let it go.
-    private var watched: [UInt32] = []
-    /// A socket kept in the epoll set that libcurl does not wait on.
-    private static let unwanted: UInt32 = 1 << 31
+    /// What the epoll set holds for one descriptor.
+    private struct Watch {
+        /// The events it is watched for; `0`: not in the set.
+        var events: UInt32 = 0
+        /// Whether libcurl waits on it; if not, it stays in the set only until it has an event.
+        var isWanted = true
+        /// Whether it is a connection socket, whose closing the loop hears of (`socketClosing`).
+        var isConnection = false
+    }
+
+    /// The epoll set's descriptors, by number. Only the loop thread touches it (and the multi
+    /// handle's cleanup, after the thread ended).
+    private var watched: [Watch] = []
     /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` next, if at all.
     private var timerDeadline: UInt64?
     /// How many times libcurl has set its timer.
@@ -170,9 +178,20 @@ final class CurlMultiLoop: @unchecked Sendable {
             handle.prepareForReuse()
             return handle
         }
-        return CurlTransfer.makeHandle(
-            certificateAuthorityFile: certificateAuthorityFile, share: share, usesProxyEnvironment: usesProxyEnvironment
-        )
+        guard
+            let handle = CurlTransfer.makeHandle(
+                certificateAuthorityFile: certificateAuthorityFile, share: share,
+                usesProxyEnvironment: usesProxyEnvironment)
+        else { return nil }
+        // The loop hears of every connection socket the handle opens and closes (``watch(_:events:)``).
+        // The callbacks run inside libcurl calls the loop makes, or in the multi handle's cleanup.
+        let unretained = Unmanaged.passUnretained(self).toOpaque()
+        guard rebound_easy_setopt_sockopt_function(handle.raw, Self.socketOpened) == CURLE_OK,
+            handle.set(CURLOPT_SOCKOPTDATA, pointer: unretained) == CURLE_OK,
+            rebound_easy_setopt_closesocket_function(handle.raw, Self.socketClosing) == CURLE_OK,
+            handle.set(CURLOPT_CLOSESOCKETDATA, pointer: unretained) == CURLE_OK
+        else { return nil }
+        return handle
     }
 
     /// Queues a command and wakes the loop if it sleeps. Returns false once the loop has shut down.
@@ -303,10 +322,10 @@ final class CurlMultiLoop: @unchecked Sendable {
             _ = read(wakeUpEvent, &count, MemoryLayout<UInt64>.size)
             return
         }
-        if Int(descriptor) < watched.count, watched[Int(descriptor)] == Self.unwanted {
+        if Int(descriptor) < watched.count, !watched[Int(descriptor)].isWanted {
             // A socket libcurl let go, left in the set (unwatch): out now that it has something.
             _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, nil)
-            watched[Int(descriptor)] = 0
+            watched[Int(descriptor)].events = 0
             return
         }
         var mask: Int32 = 0
@@ -334,42 +353,69 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// Watches `socket` for `events` on libcurl's behalf.
     ///
-    /// A socket kept in the set after libcurl let it go (``unwatch(_:)``) is changed, not added
-    /// again; if its descriptor was closed meanwhile (which took it out of the set) and reused,
-    /// the change fails and the new socket is added.
+    /// A connection socket kept in the set after libcurl let it go (``unwatch(_:)``) is changed
+    /// only if libcurl now wants other events, and most often not at all: a connection's next
+    /// transfer costs no system call.
     private func watch(_ socket: curl_socket_t, events: UInt32) {
         let index = Int(socket)
-        if index >= watched.count { watched += repeatElement(0, count: index + 1 - watched.count) }
+        if index >= watched.count { watched += repeatElement(Watch(), count: index + 1 - watched.count) }
+        let current = watched[index]
+        watched[index].events = events
+        watched[index].isWanted = true
+        if current.events == events { return }
         var registration = epoll_event()
         registration.events = events
         registration.data.fd = socket
-        if watched[index] == 0 {
+        if current.events == 0 {
             if epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &registration) != 0, errno == EEXIST {
                 _ = epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &registration)
             }
         } else if epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &registration) != 0, errno == ENOENT {
             _ = epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &registration)
         }
-        watched[index] = events
     }
 
     /// Stops watching `socket` for libcurl.
     ///
     /// libcurl lets a connection's socket go at the end of every transfer and takes it again for
-    /// the next one on the same connection. A socket watched only for reading stays in the set,
-    /// marked as unwanted, so that the next transfer costs one change instead of a removal and an
-    /// addition; if it turns readable meanwhile (the server closed the idle connection), the loop
-    /// removes it then (``handle(_:)``). A socket watched for writing, which would be reported
-    /// ready all the time, is removed at once.
+    /// the next one on the same connection. A connection socket (one the loop will hear closed,
+    /// ``socketClosing``) watched only for reading stays in the set, marked unwanted, so that the
+    /// next transfer costs nothing; if it turns readable meanwhile (the server closed the idle
+    /// connection), the loop removes it then (``handle(_:)``). Any other socket, such as one of
+    /// the DNS resolver's, and a socket watched for writing, which would be reported ready all the
+    /// time, is removed at once.
     private func unwatch(_ socket: curl_socket_t) {
         let index = Int(socket)
-        guard index < watched.count, watched[index] != 0 else { return }
-        if watched[index] & EPOLLOUT.rawValue != 0 {
-            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
-            watched[index] = 0
+        guard index < watched.count, watched[index].events != 0 else { return }
+        if watched[index].isConnection, watched[index].events & EPOLLOUT.rawValue == 0 {
+            watched[index].isWanted = false
         } else {
-            watched[index] = Self.unwanted
+            _ = epoll_ctl(epoll, EPOLL_CTL_DEL, socket, nil)
+            watched[index].events = 0
         }
+    }
+
+    /// libcurl's `CURLOPT_SOCKOPTFUNCTION`: a new connection socket. Whatever had its number
+    /// before was closed, which took it out of the epoll set.
+    private static let socketOpened: curl_sockopt_callback = { userp, socket, _ in
+        guard let userp else { return CURL_SOCKOPT_OK }
+        let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
+        let index = Int(socket)
+        if index >= loop.watched.count {
+            loop.watched += repeatElement(Watch(), count: index + 1 - loop.watched.count)
+        }
+        loop.watched[index] = Watch(isConnection: true)
+        return CURL_SOCKOPT_OK
+    }
+
+    /// libcurl's `CURLOPT_CLOSESOCKETFUNCTION`: closes a connection socket, which takes it out of
+    /// the epoll set.
+    private static let socketClosing: curl_closesocket_callback = { userp, socket in
+        if let userp {
+            let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
+            if Int(socket) < loop.watched.count { loop.watched[Int(socket)] = Watch() }
+        }
+        return close(socket)
     }
 
     /// libcurl's `CURLMOPT_TIMERFUNCTION`: when the loop should next call

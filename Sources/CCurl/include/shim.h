@@ -48,6 +48,14 @@ static inline CURLcode rebound_easy_setopt_prereq_function(CURL *handle, CURLopt
     return curl_easy_setopt(handle, option, value);
 }
 
+static inline CURLcode rebound_easy_setopt_sockopt_function(CURL *handle, curl_sockopt_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
+}
+
+static inline CURLcode rebound_easy_setopt_closesocket_function(CURL *handle, curl_closesocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
 static inline CURLcode rebound_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
