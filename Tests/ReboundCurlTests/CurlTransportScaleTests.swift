@@ -7,6 +7,10 @@ import ReboundMockBackend
 import Testing
 
 /// The transport with thousands of connections at once, and the descriptor limit that allows them.
+///
+/// `make test` runs this suite alone in its process, as it does the fault matrix: 5,000
+/// connections take both cores for seconds, and beside other tests (more so under a sanitizer)
+/// the loopback server falls behind accepting them and the kernel resets some.
 @Suite("CurlTransport at scale")
 struct CurlTransportScaleTests {
     /// Calls in flight, each on its own connection, in the large test.
