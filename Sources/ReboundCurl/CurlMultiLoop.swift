@@ -10,10 +10,12 @@ import Synchronization
 ///  ────────────                      ───────────
 ///  send() ──► inbox (lock) ──wake──► take every command ─► curl_multi_add_handle / remove
 ///              (eventfd)             libcurl's timer due? curl_multi_socket_action(TIMEOUT)
-///  resume ◄──── continuation ◄────── drain every finished transfer (curl_multi_info_read)
-///                                    check stalls, then epoll_wait until a socket, the timer
-///                                    or the eventfd needs it; curl_multi_socket_action for
-///                                    each ready socket (callbacks fill the transfers' buffers)
+///                                    epoll_wait: sleep until a socket, the timer or the eventfd
+///                                    needs it, or only look if there is work already;
+///                                    curl_multi_socket_action for each ready socket
+///                                    (callbacks fill the transfers' buffers)
+///  resume ◄──── continuation ◄────── drain every finished transfer (curl_multi_info_read),
+///                                    check stalls
 /// ```
 ///
 /// The loop uses libcurl's event API: libcurl names the sockets it waits on and how
@@ -271,25 +273,22 @@ final class CurlMultiLoop: @unchecked Sendable {
             if let deadline = timerDeadline, monotonicNanoseconds() >= deadline {
                 runExpiredTimers()
             }
+            // What the commands and the timers ended, so that the loop does not sleep on it.
             drainFinished()
 
             let now = monotonicNanoseconds()
             var wakeTime = now + 10_000_000_000
-            if !active.isEmpty {
-                if now >= nextStallCheck {
-                    checkStalls(now: now)
-                    nextStallCheck = now + Self.stallCheckInterval
-                }
-                wakeTime = nextStallCheck
-            }
+            if !active.isEmpty { wakeTime = nextStallCheck }
             if let deadline = timerDeadline { wakeTime = min(wakeTime, deadline) }
-            // After the stall check, which may finish transfers too.
-            finished.resumeAll()
-            let mustSleep = inbox.withLock { inbox -> Bool in
-                guard inbox.commands.isEmpty, !inbox.isShutDown else { return false }
-                inbox.isPolling = true
-                return true
-            }
+            // The loop sleeps only with nothing to do; callers already finished are resumed after
+            // a look at the sockets, which gathers the transfers that ended meanwhile.
+            let mustSleep =
+                finished.isEmpty
+                && inbox.withLock { inbox -> Bool in
+                    guard inbox.commands.isEmpty, !inbox.isShutDown else { return false }
+                    inbox.isPolling = true
+                    return true
+                }
             // Rounded up: waking before libcurl's deadline would only turn the loop once more.
             let timeout = mustSleep ? Int32((wakeTime - min(now, wakeTime) + 999_999) / 1_000_000) : 0
             let ready = epoll_wait(epoll, events.baseAddress, Int32(events.count), timeout)
@@ -297,6 +296,16 @@ final class CurlMultiLoop: @unchecked Sendable {
             for event in events.prefix(max(0, Int(ready))) {
                 handle(event)
             }
+            drainFinished()
+            if !active.isEmpty {
+                let now = monotonicNanoseconds()
+                if now >= nextStallCheck {
+                    checkStalls(now: now)
+                    nextStallCheck = now + Self.stallCheckInterval
+                }
+            }
+            // After the stall check, which may finish transfers too.
+            finished.resumeAll()
         }
     }
 
@@ -509,7 +518,8 @@ final class CurlMultiLoop: @unchecked Sendable {
             // What libcurl reports for a transfer whose time ran out before it connected.
             let completion = CurlTransfer.Completion(
                 status: 0, httpVersion: 0, newConnections: 0, pretransferMicroseconds: 0,
-                timings: TransferTimings(), errorMessage: "Timed out waiting for a connection to the host, behind the per-host limit.")
+                timings: TransferTimings(),
+                errorMessage: "Timed out waiting for a connection to the host, behind the per-host limit.")
             finish(transfer, .completed(CURLE_OPERATION_TIMEDOUT, completion), removeFromMulti: false)
         }
     }
@@ -603,6 +613,8 @@ private struct ResumeBatch {
     }
 
     private var items: [Item] = []
+
+    var isEmpty: Bool { items.isEmpty }
 
     mutating func append(_ continuation: Continuation, _ outcome: consuming CurlTransfer.Outcome) {
         items.append((continuation, outcome))
