@@ -40,6 +40,9 @@ struct CurlTransportQueueTests {
         try await withLoopback(routes: [route], configuration: Self.configuration(connections: 2)) {
             server, transport in
             let executor = try #require(transport.executor)
+            // The last calls wait for 199 others: under a sanitizer, on a busy machine, longer
+            // than the default connect timeout, which the wait counts against.
+            let patient = TransportOptions(connectTimeout: .seconds(120), timeout: .seconds(120))
             // Tasks on the transport's executor run one after the other on its thread, each until
             // its call is handed to the loop, so the calls arrive in the order they are added.
             // The second half arrives while the first is still queued: new calls must not pass
@@ -49,7 +52,8 @@ struct CurlTransportQueueTests {
                     for index in 0..<200 {
                         if index == 100 { try await server.waitForRequests(to: "/ordered", count: 10) }
                         group.addTask {
-                            let response = try await transport.send(server.request("/ordered?i=\(index)"))
+                            let response = try await transport.send(
+                                server.request("/ordered?i=\(index)"), body: nil, options: patient)
                             return (index, String(decoding: response.body, as: UTF8.self))
                         }
                     }

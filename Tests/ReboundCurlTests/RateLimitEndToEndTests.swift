@@ -29,7 +29,9 @@ import Testing
             budget: RetryBudget(maxTokens: 10_000), random: SeededRandom(seed: 11))
         let api = try APIDataManager(
             baseURL: server.baseURL, transport: transport, handlers: (limiter.map { [$0] } ?? []) + [retries],
-            limits: RequestLimits(maxAttempts: 10, deadline: .seconds(30)))
+            // No attempt times out, even on a machine slowed down by a sanitizer and other tests:
+            // an accepted request sent again would count twice.
+            limits: RequestLimits(maxAttempts: 10, deadline: .seconds(120), attemptTimeout: .seconds(120)))
         let results = Locked<[String]>([])
         let next = Locked(0)
         await withTaskGroup(of: Void.self) { group in
