@@ -4,8 +4,8 @@ import ReboundCurl
 /// The pipeline against the bare transport in one process, in interleaved slices: the cost of
 /// Rebound's API layer on the success path, with the machine's drift taken out.
 ///
-/// `pipeline` and `rebound-auth` run as separate processes, minutes apart, and on this shared
-/// machine their per-round ratio swings by ±10%, more than the cost being measured. Here one
+/// `pipeline` and `rebound-auth` run as separate processes, minutes apart, and on a shared
+/// machine their per-round ratio swings by more than the cost being measured. Here one
 /// transport (one connection cache) serves both: the data manager with the three built-in handlers,
 /// and the same request sent to the transport directly, with the same Authorization field. They
 /// take turns in short slices, in the order AB BA AB …, so that drift during the run hits both

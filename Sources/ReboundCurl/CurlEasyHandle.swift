@@ -27,8 +27,7 @@ final class CurlEasyHandle: @unchecked Sendable {
     /// The URL of the handle's transfers, parsed once per URL (``setURL(_:)``) and given to
     /// libcurl as a parsed URL (`CURLOPT_CURLU`), which it copies for each transfer. Given the
     /// string alone, libcurl parses it for every transfer and then writes it out again
-    /// normalised: about 12,000 instructions per request, a sixth of what libcurl needs for a
-    /// small GET on a kept-alive connection (docs/performance.md).
+    /// normalised, the same work again for every request to the same URL.
     private let url: OpaquePointer
 
     /// Makes a handle with the options that are the same for every transfer already set.
@@ -79,15 +78,13 @@ final class CurlEasyHandle: @unchecked Sendable {
             set(CURLOPT_PIPEWAIT, 1),
             // Without a proxy in the environment, libcurl is told there is none: otherwise it
             // reads the proxy variables and `no_proxy` again for every request, walking the whole
-            // environment each time (about 1,500 instructions in `getenv` alone;
-            // docs/performance.md). With one, libcurl reads them as it always does.
+            // environment each time. With one, libcurl reads them as it always does.
             noProxy ? set(CURLOPT_PROXY, "") : CURLE_OK,
             noProxy ? set(CURLOPT_NOPROXY, "") : CURLE_OK,
             // CURLOPT_BUFFERSIZE stays at its 16 KiB default on purpose: libcurl 7.88 allocates the
-            // receive buffer for every transfer and frees it when the transfer ends, and with 64 KiB
-            // buffers, 16 transfers in flight pushed malloc to give the heap back to the system and
-            // fault it in again all the time (about 10% of the CPU of small requests); 1 MiB
-            // downloads kept up with C at 16 KiB (docs/performance.md).
+            // receive buffer for every transfer and frees it when the transfer ends, and larger
+            // buffers make malloc give the heap back to the system and fault it in again with
+            // many transfers in flight, while large downloads gain nothing from them.
         ]
         guard settings.allSatisfy({ $0 == CURLE_OK }) else { return nil }
     }

@@ -41,9 +41,8 @@ enum CurlGlobal {
     /// The value of `Accept-Encoding`: the encodings this libcurl can decode, `nil` for none.
     ///
     /// Spelled out rather than left to libcurl (`CURLOPT_ACCEPT_ENCODING` set to ""), which would
-    /// offer deflate too: libcurl 7.88 formats the header byte by byte for every request, and the
-    /// shorter value saves about 2,500 instructions per request (docs/performance.md). deflate is
-    /// still decoded when a server sends it.
+    /// offer deflate too: libcurl 7.88 formats the header byte by byte for every request, and a
+    /// value given once spares it that work. deflate is still decoded when a server sends it.
     static let acceptedEncodings: String? = acceptedEncodings(
         features: curl_version_info(CURLVERSION_TENTH)?.pointee.features ?? 0)
 

@@ -7,9 +7,8 @@ import Rebound
 /// libcurl 7.88 allocates a transfer's receive buffer (16 KiB and one byte) when the transfer
 /// starts and frees it when the transfer ends. With many transfers in flight, the freed buffers
 /// often end up at the top of the heap, glibc gives that memory back to the system (`brk`, or
-/// `madvise` in a thread's arena), and the next transfers fault it in again. With 16 requests in
-/// flight that was about one page fault and one system call every other request; keeping the
-/// buffers takes the faults away (docs/performance.md).
+/// `madvise` in a thread's arena), and the next transfers fault it in again; keeping the buffers
+/// takes those page faults and system calls away.
 ///
 /// Only an app that asks for it gets them (``CurlTransport/reuseReceiveBuffers()``): they replace
 /// libcurl's allocator for the whole process, which a library must not do behind the app's back.

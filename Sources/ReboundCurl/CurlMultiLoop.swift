@@ -72,8 +72,8 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     // Loop-thread state: only the loop thread touches it.
     /// The transfers libcurl is running, each at its ``CurlTransfer/activeIndex``: removing one
-    /// moves the last into its place, with no hashing (a dictionary's two hashes per request cost
-    /// more than the rest of the bookkeeping).
+    /// moves the last into its place, with no hashing (a dictionary would hash twice per request,
+    /// more work than the rest of the bookkeeping).
     private var active: [CurlTransfer] = []
     private var nextStallCheck: UInt64 = 0
     /// What the epoll set holds for one descriptor.

@@ -88,8 +88,8 @@ public struct JSONLinesReportReader: Sendable {
     }
 
     /// The most invalid lines ``Contents/invalidLines`` lists: 100, enough to find the damage and
-    /// see its pattern. Listing every one would cost memory per line, far more than the file: a
-    /// 16 MiB file of 8 million one-byte lines took 462 MB to read, and more to print as JSON.
+    /// see its pattern. Listing every one would cost memory per line, many times the file's own
+    /// size for a file of short lines.
     public static let maximumListedInvalidLines = 100
 
     /// The most bytes the reader reads from one file before it refuses it; none by default
