@@ -1,6 +1,11 @@
-package import Foundation
 import HTTPTypes
 package import Rebound
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// Turns what libcurl hands a transfer, header lines and body bytes, into a response's head and
 /// body: a pure state machine, without libcurl.

@@ -1,8 +1,13 @@
-public import Foundation
 import HTTPTypes
 public import Logging
 public import Metrics
 public import Tracing
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Sends API calls through a transport and recovers from what it can: the API layer of an app.
 ///

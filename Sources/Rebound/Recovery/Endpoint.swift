@@ -1,5 +1,10 @@
-public import Foundation
 public import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One API call: the method, the path, the body, how to read the answer, and the code of the
 /// caller's API error when it fails.

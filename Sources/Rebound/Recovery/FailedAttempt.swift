@@ -1,5 +1,10 @@
-public import Foundation
 public import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// One failed attempt, as handlers see it.
 public struct FailedAttempt: Sendable {

@@ -1,4 +1,8 @@
-public import Foundation
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The pipeline's one source of time: a monotonic clock for waits and deadlines, and the
 /// wall-clock date for what servers and credentials state as dates.
