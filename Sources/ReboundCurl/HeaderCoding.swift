@@ -7,8 +7,7 @@ package import HTTPTypes
 /// (`Accept-Encoding`), unless the request names its own. libcurl would add that line itself,
 /// since `CURLOPT_ACCEPT_ENCODING` is set (which is what turns decoding on), but 7.88 formats its
 /// own line byte by byte twice per request, once into a string and again into the request, while
-/// a line of the list is formatted once and keeps libcurl from adding its own
-/// (docs/performance.md).
+/// a line of the list is formatted once and keeps libcurl from adding its own.
 ///
 /// The request's `Content-Length` and `Transfer-Encoding` are left out: how the body is framed
 /// is the transport's to say, from the body it sends. libcurl sends a caller's framing field as
