@@ -45,9 +45,12 @@ import Metrics
 /// Which fields it reads, and how, is ``RateLimitFields``'s table: `Retry-After`, the IETF draft's
 /// `RateLimit` and `RateLimit-Policy`, and `X-RateLimit-Remaining` and `X-RateLimit-Reset`.
 /// Malformed values are left out. Refused attempts are counted in `rebound_rate_limit_refusals_total`
-/// (dimension `key`). ``status(of:)`` reads a bucket. At most ``Configuration/maximumKeys`` buckets
-/// are kept, the least recently used idle one making room for a new key. An endpoint that must
-/// never wait (a token refresh) skips it with `.skipping(.type(AdaptiveRateLimitHandler.self))`.
+/// (dimension `key`), and each limiting bucket's rate is the gauge
+/// `rebound_rate_limit_tokens_per_second` (dimension `key`; a bucket that never limited has no
+/// series). ``status(of:)`` reads a bucket. At most ``Configuration/maximumKeys`` buckets are
+/// kept, the least recently used idle one making room for a new key; the forgotten bucket's gauge
+/// series is destroyed with it. An endpoint that must never wait (a token refresh) skips it with
+/// `.skipping(.type(AdaptiveRateLimitHandler.self))`.
 /// Share one limiter between the data managers that talk to the same services.
 public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
     /// What ``status(of:)`` reads of one bucket.
@@ -81,12 +84,16 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
     ///
     /// - Parameters:
     ///   - configuration: How the rate is cut and grown back.
-    ///   - metricsFactory: Where refusals are counted; `nil` uses the process's `MetricsSystem`.
+    ///   - metricsFactory: Where refusals are counted and rates recorded; `nil` uses the process's
+    ///     `MetricsSystem`.
     public init(configuration: Configuration = .default, metricsFactory: (any MetricsFactory)? = nil) {
         self.configuration = configuration
-        registry = Locked(RateLimitRegistry(configuration: configuration))
         let factory = metricsFactory ?? MetricsSystem.factory
         metrics = factory is NOOPMetricsHandler ? nil : factory
+        registry = Locked(
+            RateLimitRegistry(
+                configuration: configuration,
+                rateGauges: metrics.map { KeyedGauges(label: "rebound_rate_limit_tokens_per_second", factory: $0) }))
     }
 
     /// A token at hand is taken inline; only a wait for one needs the asynchronous `prepare`. The

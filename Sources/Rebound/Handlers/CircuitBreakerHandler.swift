@@ -48,10 +48,12 @@ import Metrics
 /// Every change of state is logged (`notice` when a circuit opens or is isolated, `info`
 /// otherwise), counted in `rebound_circuit_transitions_total` (dimensions `key`, `from`, `to`),
 /// and passed to the `onTransition` closure; refused attempts are counted in
-/// `rebound_circuit_refusals_total` (dimension `key`). ``status(of:)`` reads a circuit;
-/// ``isolate(_:)`` and ``reset(_:)`` open and close one by hand. At most
-/// ``Configuration/maximumKeys`` circuits are kept: a new key then replaces the least recently
-/// used closed circuit (or, when none is closed, the least recently used that is not isolated).
+/// `rebound_circuit_refusals_total` (dimension `key`), and each remembered circuit's state is the
+/// gauge `rebound_circuit_state` (dimension `key`; ``State/gaugeValue``: 0 closed, 1 half-open,
+/// 2 open, 3 isolated). ``status(of:)`` reads a circuit; ``isolate(_:)`` and ``reset(_:)`` open
+/// and close one by hand. At most ``Configuration/maximumKeys`` circuits are kept: a new key then
+/// replaces the least recently used closed circuit (or, when none is closed, the least recently
+/// used that is not isolated), and the forgotten circuit's gauge series is destroyed with it.
 ///
 /// Share one breaker between the data managers that talk to the same services, so that they
 /// see the same circuits.
@@ -69,6 +71,17 @@ public final class CircuitBreakerHandler: RecoverableErrorHandler, Sendable {
         case isolated
 
         public var description: String { rawValue }
+
+        /// The state's value in the gauge `rebound_circuit_state`: 0 closed, 1 half-open, 2 open,
+        /// 3 isolated, so that 2 or more means that attempts are refused.
+        public var gaugeValue: Double {
+            switch self {
+            case .closed: 0
+            case .halfOpen: 1
+            case .open: 2
+            case .isolated: 3
+            }
+        }
     }
 
     /// A change of a circuit's state.
@@ -122,10 +135,13 @@ public final class CircuitBreakerHandler: RecoverableErrorHandler, Sendable {
         onTransition: (@Sendable (Transition) -> Void)? = nil
     ) {
         self.configuration = configuration
-        registry = Locked(CircuitBreakerRegistry(configuration: configuration, random: random))
         self.logger = logger
         let factory = metricsFactory ?? MetricsSystem.factory
         metrics = factory is NOOPMetricsHandler ? nil : factory
+        registry = Locked(
+            CircuitBreakerRegistry(
+                configuration: configuration, random: random,
+                stateGauges: metrics.map { KeyedGauges(label: "rebound_circuit_state", factory: $0) }))
         self.onTransition = onTransition
     }
 

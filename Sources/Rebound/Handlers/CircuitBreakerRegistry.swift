@@ -1,6 +1,8 @@
 /// The circuits of one ``CircuitBreakerHandler``, as a pure state machine: events in (an attempt
 /// asks to go, an attempt ended, a person isolates or resets), decisions and transitions out. No
-/// I/O, no clock: the handler passes the time, and logs and counts what comes out.
+/// I/O, no clock: the handler passes the time, and logs and counts what comes out. The one thing it
+/// records itself is each circuit's state in its gauges, under the handler's lock, so that they
+/// follow the changes in their order and lose a circuit when it is forgotten.
 struct CircuitBreakerRegistry {
     /// One key's circuit.
     struct Circuit {
@@ -83,10 +85,17 @@ struct CircuitBreakerRegistry {
     private var random: any RandomNumberGenerator & Sendable
     private var ticks: UInt64 = 0
     private var generations: UInt64 = 0
+    /// Each remembered circuit's state (``CircuitBreakerHandler/State/gaugeValue``); `nil` without
+    /// a metrics backend.
+    private var stateGauges: KeyedGauges?
 
-    init(configuration: CircuitBreakerHandler.Configuration, random: any RandomNumberGenerator & Sendable) {
+    init(
+        configuration: CircuitBreakerHandler.Configuration, random: any RandomNumberGenerator & Sendable,
+        stateGauges: KeyedGauges? = nil
+    ) {
         self.configuration = configuration
         self.random = random
+        self.stateGauges = stateGauges
     }
 
     /// Whether attempt `id` may go to `key` at `now`; the transition it caused, if any (an open
@@ -184,6 +193,7 @@ struct CircuitBreakerRegistry {
         }
         if circuits.count >= configuration.maximumKeys { evict() }
         generations += 1
+        stateGauges?.record(CircuitBreakerHandler.State.closed.gaugeValue, for: key)
         return Circuit(generation: generations, lastUsed: ticks)
     }
 
@@ -194,7 +204,9 @@ struct CircuitBreakerRegistry {
             circuits.filter { $0.value.phase == .closed }.min { $0.value.lastUsed < $1.value.lastUsed }
             ?? circuits.filter { $0.value.phase != .isolated }.min { $0.value.lastUsed < $1.value.lastUsed }
             ?? circuits.min { $0.value.lastUsed < $1.value.lastUsed }
-        if let victim { circuits[victim.key] = nil }
+        guard let victim else { return }
+        circuits[victim.key] = nil
+        stateGauges?.forget(victim.key)
     }
 
     private mutating func open(_ circuit: inout Circuit, key: String, now: Duration) -> CircuitBreakerHandler.Transition
@@ -208,6 +220,7 @@ struct CircuitBreakerRegistry {
     ) -> CircuitBreakerHandler.Transition {
         let from = circuit.state
         circuit.phase = phase
+        stateGauges?.record(circuit.state.gaugeValue, for: key)
         generations += 1
         circuit.generation = generations
         var breakDuration: Duration?

@@ -8,7 +8,9 @@
 
 /// The token buckets of one ``AdaptiveRateLimitHandler``, as a pure state machine: events in (an
 /// attempt asks for a token, gives up waiting, a response arrives), decisions out. No I/O, no
-/// clock: the handler passes the time and performs the waits.
+/// clock: the handler passes the time and performs the waits. The one thing it records itself is
+/// each limiting bucket's rate in its gauges, under the handler's lock, so that they follow the
+/// changes in their order and lose a bucket when it is forgotten.
 ///
 /// A bucket limits nothing until its host first throttles (a 429, or fields that say nothing
 /// remains), as in the AWS SDKs' adaptive mode; from then on every attempt takes a token. Tokens
@@ -91,9 +93,12 @@ struct RateLimitRegistry {
     /// The key each waiting attempt waits on.
     private var waiting: [AttemptID: String] = [:]
     private var ticks: UInt64 = 0
+    /// Each limiting bucket's rate, per second; `nil` without a metrics backend.
+    private var rateGauges: KeyedGauges?
 
-    init(configuration: AdaptiveRateLimitHandler.Configuration) {
+    init(configuration: AdaptiveRateLimitHandler.Configuration, rateGauges: KeyedGauges? = nil) {
         self.configuration = configuration
+        self.rateGauges = rateGauges
     }
 
     /// Whether attempt `id` may go to `key` at `now`: at once, after a wait, or not at all when the
@@ -174,6 +179,7 @@ struct RateLimitRegistry {
             let cubic = configuration.scaleConstant * elapsed * elapsed * elapsed + bucket.lastMaximum
             setRate(&bucket, cubic, measured: measured, at: seconds)
         }
+        if bucket.isLimiting { rateGauges?.record(bucket.rate, for: key) }
         if let remaining = fields.remaining {
             bucket.tokens = min(bucket.tokens, Double(remaining))
         }
@@ -265,6 +271,7 @@ struct RateLimitRegistry {
         guard let victim else { return }
         buckets[victim.key] = nil
         for id in victim.value.queue { waiting[id] = nil }
+        rateGauges?.forget(victim.key)
     }
 }
 

@@ -132,8 +132,8 @@ import Testing
         let limiter: AdaptiveRateLimitHandler
         var calls: UInt64 = 0
 
-        init(_ configuration: AdaptiveRateLimitHandler.Configuration = .default) {
-            limiter = AdaptiveRateLimitHandler(configuration: configuration)
+        init(_ configuration: AdaptiveRateLimitHandler.Configuration = .default, metrics: TestMetrics? = nil) {
+            limiter = AdaptiveRateLimitHandler(configuration: configuration, metricsFactory: metrics)
         }
 
         func context(_ call: UInt64, deadline: Duration = .seconds(1_000_000)) -> AttemptContext {
@@ -348,6 +348,39 @@ import Testing
         await #expect(throws: RecoveryError.self) { try await limiter.prepare(&request, context: context) }
         let counter = try metrics.expectCounter("rebound_rate_limit_refusals_total", [("key", Self.host)])
         #expect(counter.totalValue == 1)
+    }
+
+    @Test func aLimitingBucketsRateIsAGaugeAndABucketThatNeverLimitedHasNone() async throws {
+        let metrics = TestMetrics()
+        var driver = Driver(metrics: metrics)
+        try await driver.steady(20, every: .milliseconds(100))
+        #expect(metrics.recorders(label: "rebound_rate_limit_tokens_per_second").isEmpty)
+        try await driver.attempt(.tooManyRequests)
+        let gauge = try metrics.expectGauge("rebound_rate_limit_tokens_per_second", [("key", Self.host)])
+        #expect(gauge.lastValue == driver.status.rate)
+        for _ in 0..<5 {
+            driver.clock.advance(by: .milliseconds(100))
+            driver.answer()
+            #expect(gauge.lastValue == driver.status.rate)
+        }
+        // The throttle's cut, then CUBIC's growth, one value per answer.
+        #expect(gauge.values.count == 6)
+        #expect(zip(gauge.values, gauge.values.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
+    @Test func aForgottenBucketTakesItsGaugeSeriesWithIt() async throws {
+        let metrics = TestMetrics()
+        var driver = Driver(.init(maximumKeys: 2), metrics: metrics)
+        try await driver.attempt(.tooManyRequests, host: "a.example.com")
+        try await driver.attempt(.tooManyRequests, host: "b.example.com")
+        #expect(metrics.recorders(label: "rebound_rate_limit_tokens_per_second").count == 2)
+        try await driver.attempt(host: "c.example.com")
+        #expect(Set(driver.limiter.keys) == ["b.example.com", "c.example.com"])
+        #expect(throws: (any Error).self) {
+            try metrics.expectGauge("rebound_rate_limit_tokens_per_second", [("key", "a.example.com")])
+        }
+        let kept = metrics.recorders(label: "rebound_rate_limit_tokens_per_second")
+        #expect(kept.map { $0.dimensions.first?.1 } == ["b.example.com"])
     }
 
     @Test func outOfRangeSettingsAreBroughtIntoRange() {

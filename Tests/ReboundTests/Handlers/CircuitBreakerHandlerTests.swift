@@ -330,6 +330,41 @@ import Testing
             try metrics.expectCounter("rebound_circuit_refusals_total", [("key", "api.example.com")]).totalValue == 2)
     }
 
+    @Test func eachCircuitsStateIsAGaugeThatFollowsItsChangesInOrder() async throws {
+        let metrics = TestMetrics()
+        let fixture = try Fixture(metrics: metrics)
+        await fixture.calls(Self.successes(1))
+        let gauge = try metrics.expectGauge("rebound_circuit_state", [("key", "api.example.com")])
+        #expect(gauge.values == [0])
+        // With the success, ten attempts in the window: the ninth failure opens the circuit.
+        await fixture.calls(Self.failures(9))
+        fixture.clock.advance(by: .seconds(5))
+        await fixture.calls(Self.successes(1))
+        fixture.breaker.isolate("api.example.com")
+        fixture.breaker.reset("api.example.com")
+        // Closed, open, the probe's half-open, closed by its success, isolated, reset.
+        #expect(gauge.values == [0, 2, 1, 0, 3, 0])
+        #expect(CircuitBreakerHandler.State.allCases.map(\.gaugeValue) == [0, 2, 1, 3])
+    }
+
+    @Test func aForgottenCircuitTakesItsGaugeSeriesWithIt() async throws {
+        let metrics = TestMetrics()
+        let fixture = try Fixture(.init(breakJitter: 0, maximumKeys: 2), metrics: metrics)
+        var endpoints: [String: Endpoint<[TaskItem], APIErrorCode>] = [:]
+        for key in ["first", "second", "third"] {
+            endpoints[key] = SampleEndpoints.listTasks
+            endpoints[key]?.options.circuitBreakerKey = key
+        }
+        await fixture.calls(Self.failures(10), endpoints["first"]!)
+        await fixture.calls(Self.successes(1), endpoints["second"]!)
+        await fixture.calls(Self.successes(1), endpoints["third"]!)
+        // "second", closed, made room for "third": no series reports it any more.
+        #expect(throws: (any Error).self) { try metrics.expectGauge("rebound_circuit_state", [("key", "second")]) }
+        #expect(try metrics.expectGauge("rebound_circuit_state", [("key", "first")]).lastValue == 2)
+        #expect(try metrics.expectGauge("rebound_circuit_state", [("key", "third")]).lastValue == 0)
+        #expect(metrics.recorders(label: "rebound_circuit_state").count == 2)
+    }
+
     @Test func outOfRangeSettingsAreBroughtIntoRange() {
         let configuration = CircuitBreakerHandler.Configuration(
             windowSize: 0, minimumAttempts: 50, failureRatio: .nan, breakDuration: .seconds(-1),
