@@ -3,13 +3,14 @@
     import Prometheus
     import Rebound
     import ReboundCurl
+    import ReboundMockBackend
     import ReboundPrometheus
     import Testing
     import Tracing
 
     /// ReboundPrometheus scraped by Prometheus itself (Debian's `prometheus`, started on loopback by
     /// the test): the request-duration histogram with the conventions' buckets, the chain counter,
-    /// and no secret in any label.
+    /// the circuit breaker's state gauge, and no secret in any label.
     ///
     /// It lives in the `OTel` build with the OTLP tests, so that `make test` starts these peers once,
     /// not once per sanitizer run.
@@ -28,6 +29,7 @@
 
             let chain = try await scenario.run(reporter: reporter)
             await reporter.shutdown()
+            scenario.breaker.isolate("payments")
 
             let failures = try await prometheus.query(#"rebound_failures_total{job="rebound"}"#) { !$0.isEmpty }
             #expect(failures.map { $0.metric["chain"] } == [chain])
@@ -48,6 +50,11 @@
             #expect(
                 everyAttempt.first { $0.metric["http_response_status_code"] == "503" }?.number
                     == Double(Scenario.maxAttempts))
+
+            // The breaker's gauge: the backend's circuit closed (0), the one isolated by hand 3.
+            let circuits = try await prometheus.query("rebound_circuit_state") { $0.count == 2 }
+            #expect(circuits.first { $0.metric["key"] == "payments" }?.number == 3)
+            #expect(circuits.first { $0.metric["key"] == scenario.backend.authority }?.number == 0)
 
             let scraped = try #require(await get(endpoint.url, transport: transport))
             for secret in Scenario.secrets {

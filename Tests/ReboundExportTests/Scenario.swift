@@ -10,7 +10,7 @@
     import Tracing
 
     /// The calls every export test makes: two that succeed and one that fails after its retries, each
-    /// carrying secrets that nothing exported may show.
+    /// carrying secrets that nothing exported may show, through a circuit breaker and a retrying handler.
     struct Scenario {
         enum Code: Int, ErrorCode {
             static let domain = "ExportTestError"
@@ -30,6 +30,8 @@
 
         let backend: LoopbackServer
         let api: APIDataManager
+        /// First in the handler list; its circuits stay closed (3 failed attempts are under its minimum).
+        let breaker: CircuitBreakerHandler
 
         /// `GET /tasks` answers; `GET /outage` is always `503`.
         static func start(
@@ -41,10 +43,12 @@
                 LoopbackRoute("GET", "/tasks") { _ in .json("[1,2,3]") },
                 LoopbackRoute("GET", "/outage") { _ in .text("down", status: 503) },
             ])
+            let breaker = CircuitBreakerHandler(metricsFactory: metricsFactory)
             let api = try APIDataManager(
                 baseURL: backend.baseURL,
                 transport: transport,
                 handlers: [
+                    breaker,
                     BackendTemporaryErrorHandler(
                         configuration: .init(
                             backoff: Backoff(
@@ -58,7 +62,7 @@
                 metricsFactory: metricsFactory,
                 tracer: tracer
             )
-            return Scenario(backend: backend, api: api)
+            return Scenario(backend: backend, api: api, breaker: breaker)
         }
 
         static func endpoint(_ path: EndpointPath, _ code: Code) -> Endpoint<[Int], Code> {
