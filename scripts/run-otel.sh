@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make run-otel: the example built with the OTel trait, exporting over OTLP and serving Prometheus
 # metrics at once. Without OTLP_ENDPOINT it starts the tests' OTLP receiver on loopback (port 4318)
-# and prints what arrived; with it, it sends to that collector instead.
+# and prints what arrived (spans, chains, metric names, the reports' log records); with it, it sends
+# to that collector instead.
 #
 #   OTLP_ENDPOINT=http://127.0.0.1:4318 METRICS_PORT=9464 scripts/run-otel.sh [task-client options...]
 set -euo pipefail
@@ -36,5 +37,11 @@ for (name, kind), count in sorted(spans.items()):
 chains = {i["attributes"]["rebound.chain"] for i in items if i["signal"] == "span" and "rebound.chain" in i["attributes"]}
 print("  failed calls' chains:", ", ".join(sorted(chains)) or "none")
 print("  metrics:", ", ".join(sorted({i["name"] for i in items if i["signal"] == "metric"})) or "none")
+reports = [i for i in items if i["signal"] == "log" and "rebound.chain" in i.get("attributes", {})]
+print(f"  report log records: {len(reports)}")
+for report in reports:
+    attributes = report["attributes"]
+    step = attributes.get("rebound.context.step", "?")
+    print(f"    {report['severity'].upper()} {report['body']} (step {step}, build {attributes.get('rebound.build')})")
 PY
 fi

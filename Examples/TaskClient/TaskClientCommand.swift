@@ -49,7 +49,8 @@ struct TaskClientCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            Send spans and metrics over OTLP/HTTP to this collector, such as http://127.0.0.1:4318. \
+            Send spans, metrics and the failures shown (as log records) over OTLP/HTTP to this \
+            collector, such as http://127.0.0.1:4318. \
             Needs a build with the package trait OTel (make run-otel).
             """)
     var otlpEndpoint: String?
@@ -81,7 +82,9 @@ struct TaskClientCommand: AsyncParsableCommand {
             baseURL: baseURL, transport: transport, logger: logger, telemetry: telemetry)
         let presenter = ErrorPresenter(build: exampleBuild)
 
-        let surprises = try await Walkthrough(interactor: interactor, control: control, presenter: presenter).run()
+        let surprises = try await Walkthrough(
+            interactor: interactor, control: control, presenter: presenter, reporter: telemetry.reporter
+        ).run()
         try await inProcess?.shutdown()
         await telemetry.stop()
         if surprises > 0 {

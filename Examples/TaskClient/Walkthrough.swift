@@ -14,6 +14,9 @@ struct Walkthrough {
     let interactor: TaskInteractor
     let control: BackendControl
     let presenter: ErrorPresenter
+    /// Records each failure a person is shown, as an app records the non-fatals it shows; `nil`
+    /// when nothing would receive the reports.
+    var reporter: NonFatalReporter?
 
     /// Runs the whole session; returns the number of steps whose outcome was not the expected one.
     func run() async throws -> Int {
@@ -144,7 +147,9 @@ struct Walkthrough {
             Console.write("   ✓ \(result)")
             return expectation == .success ? 0 : 1
         } catch {
-            let shown = presenter.present(UserError(userCode, cause: error), includeTechnicalDetails: true)
+            let failure = UserError(userCode, cause: error)
+            reporter?.record(failure, context: ["step": "\(number)"])
+            let shown = presenter.present(failure, includeTechnicalDetails: true)
             Console.write("   ✗ \(shown.title): \(shown.message)")
             if !shown.actions.isEmpty {
                 Console.write("     actions: " + shown.actions.map { "[\($0.title)]" }.joined(separator: " "))

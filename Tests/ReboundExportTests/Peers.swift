@@ -51,6 +51,7 @@
             var value: Double?
             var body: String?
             var severity: String?
+            var severityNumber: Int?
             var attributes: [String: String]?
             var resource: [String: String]?
             var error: String?
