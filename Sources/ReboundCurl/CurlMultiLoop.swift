@@ -54,7 +54,43 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// The most ready sockets one `epoll_wait` reports; more wait for the next turn.
     private static let maxEventsPerWait = 256
 
-    private let multi: UnsafeMutableRawPointer
+    /// One libcurl multi handle and what the loop keeps for it.
+    ///
+    /// libcurl 7.88 walks every connection of a host to find one for each new transfer, and its
+    /// whole connection cache for each finished one, so a transfer costs time in proportion to
+    /// the connections one multi handle holds. A loop configured for many connections spreads its
+    /// transfers over several multi handles (``connectionsPerShard`` each), all driven by this
+    /// one thread and epoll set; each keeps its own connections, so a transfer only ever walks
+    /// its shard's. With the default limits there is one.
+    private final class Shard {
+        let multi: UnsafeMutableRawPointer
+        let index: Int
+        unowned(unsafe) let loop: CurlMultiLoop
+        /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` next, if at all.
+        var timerDeadline: UInt64?
+        /// How many times libcurl has set its timer.
+        var timerSettings = 0
+        /// The transfers libcurl runs on this shard.
+        var activeCount = 0
+
+        init(multi: UnsafeMutableRawPointer, index: Int, loop: CurlMultiLoop) {
+            self.multi = multi
+            self.index = index
+            self.loop = loop
+        }
+    }
+
+    /// The connections one multi handle is configured for, at most, before the loop adds
+    /// another (``Shard``).
+    static let connectionsPerShard = 256
+
+    /// How many multi handles a loop configured for these connections uses.
+    static func shardCount(maxConnections: Int, maxConnectionsPerHost: Int) -> Int {
+        let connections = max(maxConnections, maxConnectionsPerHost, 1)
+        return (connections + connectionsPerShard - 1) / connectionsPerShard
+    }
+
+    private var shards: [Shard] = []
     /// The epoll set of libcurl's sockets and of `wakeUpEvent`.
     private let epoll: Int32
     /// Written to wake the loop from `epoll_wait`.
@@ -84,15 +120,13 @@ final class CurlMultiLoop: @unchecked Sendable {
         var isWanted = true
         /// Whether it is a connection socket, whose closing the loop hears of (`socketClosing`).
         var isConnection = false
+        /// The shard whose multi handle it belongs to.
+        var shard = 0
     }
 
     /// The epoll set's descriptors, by number. Only the loop thread touches it (and the multi
     /// handle's cleanup, after the thread ended).
     private var watched: [Watch] = []
-    /// When libcurl wants `curl_multi_socket_action(CURL_SOCKET_TIMEOUT)` next, if at all.
-    private var timerDeadline: UInt64?
-    /// How many times libcurl has set its timer.
-    private var timerSettings = 0
     private let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: maxEventsPerWait)
     /// Callers to resume at the end of this turn.
     private var finished = ResumeBatch()
@@ -120,33 +154,47 @@ final class CurlMultiLoop: @unchecked Sendable {
         var wakeUpRegistration = epoll_event()
         wakeUpRegistration.events = EPOLLIN.rawValue
         wakeUpRegistration.data.fd = wakeUpEvent
+        let shardCount = Self.shardCount(maxConnections: maxConnections, maxConnectionsPerHost: maxConnectionsPerHost)
+        var multis: [UnsafeMutableRawPointer] = []
+        for _ in 0..<shardCount {
+            guard let multi = curl_multi_init() else { break }
+            multis.append(multi)
+        }
         guard epoll >= 0, wakeUpEvent >= 0,
             epoll_ctl(epoll, EPOLL_CTL_ADD, wakeUpEvent, &wakeUpRegistration) == 0,
-            let multi = curl_multi_init()
+            multis.count == shardCount
         else {
             if epoll >= 0 { close(epoll) }
             if wakeUpEvent >= 0 { close(wakeUpEvent) }
+            for multi in multis { curl_multi_cleanup(multi) }
             return nil
         }
-        self.multi = multi
         self.epoll = epoll
         self.wakeUpEvent = wakeUpEvent
         self.certificateAuthorityFile = certificateAuthorityFile
         waiting = WaitingTransfers(connectionsPerOrigin: maxConnectionsPerHost, capacity: maxQueuedRequests)
         share = CurlShare()
-        _ = rebound_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxConnections)
-        _ = rebound_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
-        _ = rebound_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         maxIdleHandles = max(16, maxConnections)
         idleHandles = Locked([])
         idleHandles.withLock { $0.reserveCapacity(maxIdleHandles) }
-        // The callbacks run only inside libcurl calls the loop makes, on its thread, and the multi
-        // handle goes before the loop does (deinit): an unretained reference is enough.
-        let unretained = Unmanaged.passUnretained(self).toOpaque()
-        _ = rebound_multi_setopt_socket_function(multi, Self.socketCallback)
-        _ = rebound_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, unretained)
-        _ = rebound_multi_setopt_timer_function(multi, Self.timerCallback)
-        _ = rebound_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, unretained)
+        // The transport's queue keeps each host within its limit across shards; each shard caches
+        // its part of the idle connections.
+        let cachedPerShard = (maxConnections + shardCount - 1) / shardCount
+        for (index, multi) in multis.enumerated() {
+            let shard = Shard(multi: multi, index: index, loop: self)
+            shards.append(shard)
+            _ = rebound_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, cachedPerShard)
+            _ = rebound_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
+            _ = rebound_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+            // The callbacks run only inside libcurl calls the loop makes, on its thread, and the
+            // multi handles go before the loop and its shards do (deinit): an unretained
+            // reference is enough.
+            let unretained = Unmanaged.passUnretained(shard).toOpaque()
+            _ = rebound_multi_setopt_socket_function(multi, Self.socketCallback)
+            _ = rebound_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, unretained)
+            _ = rebound_multi_setopt_timer_function(multi, Self.timerCallback)
+            _ = rebound_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, unretained)
+        }
 
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -166,7 +214,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     deinit {
-        if !isCleanedUp { curl_multi_cleanup(multi) }
+        if !isCleanedUp { cleanUpMultiHandles() }
         close(epoll)
         close(wakeUpEvent)
         events.deallocate()
@@ -257,7 +305,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 finishEverything(pending: commands)
                 // Closes the connections libcurl keeps for later requests now, not when the
                 // transport is released: an app may hold a transport it has shut down.
-                curl_multi_cleanup(multi)
+                cleanUpMultiHandles()
                 isCleanedUp = true
                 return
             }
@@ -270,16 +318,16 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             commands.removeAll(keepingCapacity: true)
 
-            if let deadline = timerDeadline, monotonicNanoseconds() >= deadline {
-                runExpiredTimers()
-            }
+            runExpiredTimers(now: monotonicNanoseconds())
             // What the commands and the timers ended, so that the loop does not sleep on it.
             drainFinished()
 
             let now = monotonicNanoseconds()
             var wakeTime = now + 10_000_000_000
             if !active.isEmpty { wakeTime = nextStallCheck }
-            if let deadline = timerDeadline { wakeTime = min(wakeTime, deadline) }
+            for shard in shards {
+                if let deadline = shard.timerDeadline { wakeTime = min(wakeTime, deadline) }
+            }
             // The loop sleeps only with nothing to do; callers already finished are resumed after
             // a look at the sockets, which gathers the transfers that ended meanwhile.
             let mustSleep =
@@ -309,18 +357,25 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    /// Lets libcurl run what its timer was set for.
+    /// Lets libcurl run what the timers of its multi handles were set for, where they are due.
     ///
     /// libcurl calls its timer callback only when its next deadline changes. If it does not
     /// (its clock, which it reads in whole milliseconds, saw the deadline not quite reached), the
     /// same deadline stands, and the loop tries again a millisecond later rather than forget it.
-    private func runExpiredTimers() {
-        let settings = timerSettings
-        var running: Int32 = 0
-        curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
-        if timerSettings == settings {
-            timerDeadline = monotonicNanoseconds() + 1_000_000
+    private func runExpiredTimers(now: UInt64) {
+        for shard in shards {
+            guard let deadline = shard.timerDeadline, now >= deadline else { continue }
+            let settings = shard.timerSettings
+            var running: Int32 = 0
+            curl_multi_socket_action(shard.multi, CURL_SOCKET_TIMEOUT, 0, &running)
+            if shard.timerSettings == settings {
+                shard.timerDeadline = monotonicNanoseconds() + 1_000_000
+            }
         }
+    }
+
+    private func cleanUpMultiHandles() {
+        for shard in shards { curl_multi_cleanup(shard.multi) }
     }
 
     /// Hands one ready socket to libcurl, or empties the wake-up counter.
@@ -342,35 +397,36 @@ final class CurlMultiLoop: @unchecked Sendable {
         if event.events & EPOLLOUT.rawValue != 0 { mask |= CURL_CSELECT_OUT }
         if event.events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 { mask |= CURL_CSELECT_ERR }
         var running: Int32 = 0
-        curl_multi_socket_action(multi, descriptor, mask, &running)
+        curl_multi_socket_action(shards[watched[Int(descriptor)].shard].multi, descriptor, mask, &running)
     }
 
     /// libcurl's `CURLMOPT_SOCKETFUNCTION`: keeps the epoll set to the sockets libcurl waits on.
     private static let socketCallback: curl_socket_callback = { _, socket, what, userp, socketp in
         guard let userp else { return 0 }
-        let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
+        let shard = Unmanaged<Shard>.fromOpaque(userp).takeUnretainedValue()
         if what == CURL_POLL_REMOVE {
-            loop.unwatch(socket)
+            shard.loop.unwatch(socket)
         } else {
             var events: UInt32 = 0
             if what & CURL_POLL_IN != 0 { events |= EPOLLIN.rawValue }
             if what & CURL_POLL_OUT != 0 { events |= EPOLLOUT.rawValue }
-            loop.watch(socket, events: events)
+            shard.loop.watch(socket, events: events, shard: shard.index)
         }
         return 0
     }
 
-    /// Watches `socket` for `events` on libcurl's behalf.
+    /// Watches `socket` for `events` on behalf of `shard`'s multi handle.
     ///
     /// A connection socket kept in the set after libcurl let it go (``unwatch(_:)``) is changed
     /// only if libcurl now wants other events, and most often not at all: a connection's next
     /// transfer costs no system call.
-    private func watch(_ socket: curl_socket_t, events: UInt32) {
+    private func watch(_ socket: curl_socket_t, events: UInt32, shard: Int) {
         let index = Int(socket)
         if index >= watched.count { watched += repeatElement(Watch(), count: index + 1 - watched.count) }
         let current = watched[index]
         watched[index].events = events
         watched[index].isWanted = true
+        watched[index].shard = shard
         if current.events == events { return }
         var registration = epoll_event()
         registration.events = events
@@ -432,9 +488,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// called back from here, so the loop does it on its turn.
     private static let timerCallback: curl_multi_timer_callback = { _, milliseconds, userp in
         guard let userp else { return 0 }
-        let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
-        loop.timerSettings &+= 1
-        loop.timerDeadline =
+        let shard = Unmanaged<Shard>.fromOpaque(userp).takeUnretainedValue()
+        shard.timerSettings &+= 1
+        shard.timerDeadline =
             milliseconds < 0 ? nil : monotonicNanoseconds() + UInt64(milliseconds) * 1_000_000
         return 0
     }
@@ -451,13 +507,20 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    /// Hands a transfer to libcurl.
+    /// Hands a transfer to libcurl, on the shard that runs the fewest: a finished transfer's
+    /// shard, whose connection it freed, is the first to get the next one.
     private func run(_ transfer: CurlTransfer) {
-        guard curl_multi_add_handle(multi, transfer.easy.raw) == CURLM_OK else {
+        var shard = shards[0]
+        for candidate in shards.dropFirst() where candidate.activeCount < shard.activeCount {
+            shard = candidate
+        }
+        guard curl_multi_add_handle(shard.multi, transfer.easy.raw) == CURLM_OK else {
             finish(transfer, .unavailable("libcurl refused to add the transfer."), removeFromMulti: false)
             return
         }
         transfer.isActive = true
+        transfer.shard = shard.index
+        shard.activeCount += 1
         transfer.lastProgressTime = monotonicNanoseconds()
         transfer.activeIndex = active.count
         active.append(transfer)
@@ -484,8 +547,12 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func drainFinished() {
+        for shard in shards { drainFinished(shard) }
+    }
+
+    private func drainFinished(_ shard: Shard) {
         var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
+        while let message = curl_multi_info_read(shard.multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE,
                 let easy = message.pointee.easy_handle,
                 let context = rebound_private(easy)
@@ -525,9 +592,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func finish(_ transfer: CurlTransfer, _ outcome: CurlTransfer.Outcome, removeFromMulti: Bool) {
-        if removeFromMulti { curl_multi_remove_handle(multi, transfer.easy.raw) }
+        if removeFromMulti { curl_multi_remove_handle(shards[transfer.shard].multi, transfer.easy.raw) }
         if transfer.isActive {
             transfer.isActive = false
+            shards[transfer.shard].activeCount -= 1
             let last = active.removeLast()
             if last !== transfer {
                 active[transfer.activeIndex] = last

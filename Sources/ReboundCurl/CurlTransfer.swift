@@ -67,6 +67,8 @@ final class CurlTransfer: @unchecked Sendable {
     var isActive = false
     /// Where the loop keeps it while it is active.
     var activeIndex = 0
+    /// The loop's multi handle that runs it, while it is active.
+    var shard = 0
     var lastProgressBytes = -1
     var lastProgressTime: UInt64 = 0
     /// When it joined the queue of transfers waiting for a connection, if it waits.
