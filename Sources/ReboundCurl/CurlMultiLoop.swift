@@ -3,7 +3,8 @@ import Glibc
 import Rebound
 import Synchronization
 
-/// The one thread that drives every transfer of a ``CurlTransport`` through a libcurl multi handle.
+/// The one thread that drives every transfer of a ``CurlTransport`` through libcurl multi handles
+/// (one, unless the transport is configured for more than 256 connections: ``Shard``).
 ///
 /// ```
 ///  caller tasks                      loop thread
