@@ -13,7 +13,7 @@ let package = Package(
         .library(name: "ReboundPrometheus", targets: ["ReboundPrometheus"]),
         // Empty unless the package is built with the `OTel` trait.
         .library(name: "ReboundOTel", targets: ["ReboundOTel"]),
-        .executable(name: "rebound", targets: ["ReboundCLI"]),
+        .executable(name: "rebound", targets: ["ReboundTool"]),
         .executable(name: "mock-backend", targets: ["MockBackendServer"]),
         .executable(name: "task-client", targets: ["TaskClient"]),
         .executable(name: "transport-demo", targets: ["TransportDemo"]),
@@ -121,14 +121,20 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        // The `rebound` command-line tool.
-        .executableTarget(
+        // The `rebound` command-line tool: its commands, a library so that the fuzz targets can
+        // parse its command lines (an executable's module cannot be linked into another one), and
+        // the executable that runs them.
+        .target(
             name: "ReboundCLI",
             dependencies: [
                 "Rebound", "ReboundCurl", "ReboundReportAnalysis",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .executableTarget(
+            name: "ReboundTool",
+            dependencies: ["ReboundCLI"]
         ),
         // The mock backend as a standalone server.
         .executableTarget(
@@ -194,7 +200,7 @@ let package = Package(
         .executableTarget(
             name: "ReboundFuzz",
             dependencies: [
-                "Rebound", "ReboundCurl", "ReboundReportAnalysis",
+                "Rebound", "ReboundCurl", "ReboundReportAnalysis", "ReboundCLI",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -238,7 +244,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ReboundCLI", "MockBackendServer", "TaskClient", "ReboundMockBackend", "TestSupport",
+                "ReboundTool", "ReboundCLI", "MockBackendServer", "TaskClient", "ReboundMockBackend", "TestSupport",
                 // The crash test runs `reliability record-reports` and reads the file it wrote.
                 "Reliability", "Rebound", "ReboundReportAnalysis",
                 // To parse the commands' options in process, as well as running the binaries.

@@ -9,36 +9,52 @@ import Rebound
 
 extension Rebound {
     /// Runs the tool as ArgumentParser's own `main()` does, except that the message of an error
-    /// shows the arguments it quotes screened.
+    /// shows the arguments it quotes screened, and help and messages are wrapped to a width with
+    /// room for them (``MessageWidth``).
     ///
     /// ArgumentParser quotes a misplaced argument as given (`Unexpected argument '…'`, `The value
     /// '…' is invalid for '--deadline <seconds>'`), and the argument may be a URL that carries a
     /// secret, or hold control characters. The tool's own messages already quote URLs screened.
     static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        // ArgumentParser reads `COLUMNS` wherever it wraps text, `exitCode(for:)` included: the
+        // tool gives it a width with room, its own process's setting.
+        let width = MessageWidth.current
+        setenv("COLUMNS", String(width), 1)
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()
             } else {
                 try command.run()
             }
         } catch {
-            let code = exitCode(for: error)
-            let message = screening(fullMessage(for: error), arguments: Array(CommandLine.arguments.dropFirst()))
-            if !message.isEmpty {
+            let end = end(for: error, arguments: arguments, width: width)
+            if !end.message.isEmpty {
                 // As ArgumentParser does: help on stdout, errors on stderr.
-                if code.isSuccess {
-                    StandardStreams.writeOutput(line: message)
+                if end.isSuccess {
+                    StandardStreams.writeOutput(line: end.message)
                 } else {
-                    StandardStreams.writeError(message)
+                    StandardStreams.writeError(end.message)
                 }
             }
             #if canImport(Glibc)
-                Glibc.exit(code.rawValue)
+                Glibc.exit(end.status)
             #else
-                Darwin.exit(code.rawValue)
+                Darwin.exit(end.status)
             #endif
         }
+    }
+
+    /// How the tool ends after `error`, thrown by parsing `arguments` or by running their
+    /// command: ArgumentParser's status and message for it, the message wrapped to `width`
+    /// columns and screened.
+    static func end(for error: any Error, arguments: [String], width: Int) -> ReboundCommandLine.End {
+        let code = exitCode(for: error)
+        return ReboundCommandLine.End(
+            status: code.rawValue,
+            message: screening(fullMessage(for: error, columns: width), arguments: arguments)
+        )
     }
 
     /// `message` with every argument it quotes, and every value of a `--name=value` argument,

@@ -9,8 +9,8 @@ import ArgumentParser
 /// rebound load URL [options]       many calls through the pipeline and its overload protections
 /// ```
 ///
-/// Exit statuses are listed in ``FetchExitCode`` and in `docs/cli.md`.
-@main
+/// Exit statuses are listed in ``FetchExitCode`` and in `docs/cli.md`. The executable
+/// (`Sources/ReboundTool`) runs it through ``ReboundCommandLine/main()``.
 struct Rebound: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rebound",

@@ -528,6 +528,19 @@ struct ReboundCLITests {
         }
     }
 
+    /// `COLUMNS=0`, or a terminal as narrow, stopped the tool on an assertion of ArgumentParser's
+    /// (status 132), and `COLUMNS=-9223372036854775808` on an overflow: help is whole however
+    /// narrow `COLUMNS` says the terminal is.
+    @Test(arguments: ["0", "-9223372036854775808"])
+    func helpIsWholeHoweverNarrowCOLUMNSIs(columns: String) async throws {
+        let result = try await ExecutableRunner.run(
+            "rebound", ["fetch", "--help"], environment: ["COLUMNS": columns], timeLimit: .seconds(60))
+
+        #expect(result.status == 0, "stderr:\n\(result.stderrText)")
+        #expect(result.stdoutText.contains("OVERVIEW: "), "stdout:\n\(result.stdoutText)")
+        #expect(result.stdoutText.contains("--idempotency-key"), "stdout:\n\(result.stdoutText)")
+    }
+
     /// The help states the retry budget's limit as docs/cli.md does: 4 retries in a row, so the
     /// fifth retryable failure ends the request (not "4 failures").
     @Test func fetchHelpStatesTheRetryBudgetsLimitAsTheDocsDo() async throws {
