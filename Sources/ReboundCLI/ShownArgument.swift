@@ -34,20 +34,25 @@ enum ShownArgument {
     /// `argument`, which starts with a dash but is not an option's name, as a message may quote it:
     /// its option (`-H`, or the dashes of a long one) as typed and the rest as ``shown(_:)`` shows
     /// it. ArgumentParser quotes such an argument whole (`Unknown option '-HAuthorization: …'`).
+    /// A dash and a control character or a space, or a character outside ASCII, is no option: all
+    /// of it is shown as ``shown(_:)`` shows it.
     static func shownAfterDashes(_ argument: String) -> String {
         let option = argument.prefix(2)  // `-H`, or `--`
+        guard option.count < 2 || option == "--" || isOptionName(option) else { return shown(argument) }
         let rest = String(argument.dropFirst(2))
         return rest.isEmpty ? String(option) : option + shown(rest)
     }
 
-    /// Whether `text` has the shape of an option's name: `-x`, or `--` and lowercase letters,
-    /// digits and dashes (`--max-attempts`). Only those are shown as typed: `-HBearer…` is a value
-    /// attached to `-H`, not a cluster of flags (the tool has no flags one could cluster).
+    /// Whether `text` has the shape of an option's name: `-` and a visible ASCII character (`-H`),
+    /// or `--` and lowercase letters, digits and dashes (`--max-attempts`). Only those are shown as
+    /// typed: `-HBearer…` is a value attached to `-H`, not a cluster of flags (the tool has no
+    /// flags one could cluster).
     static func isOptionName(_ text: Substring) -> Bool {
         if text.hasPrefix("--") {
             return text.dropFirst(2).allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
         }
-        return text.count == 2 && text.first == "-"
+        guard text.count == 2, text.first == "-", let value = text.last?.asciiValue else { return false }
+        return (0x21...0x7E).contains(value)
     }
 
     /// Whether `argument` starts with a URL scheme and `://`, such as `https://` or `ftp://`.

@@ -423,6 +423,10 @@ struct ReboundCLITests {
             "Invalid option: -=Authorization: <redacted>"
         ),
         (["fetch", "-H", "X-\u{1B}[2JSECRET: v", "http://127.0.0.1:1/"], "Invalid header in the 1st -H"),
+        // A dash and a control character is no option's name (found by the fuzz target cli-arguments).
+        (["fetch", "-\u{14}x: SECRET2", "http://127.0.0.1:1/"], "Unknown option '<redacted>'"),
+        (["fetch", "-\u{1B}[2JSECRET2", "http://127.0.0.1:1/"], "Unknown option '<redacted>'"),
+        (["fetch", "-\u{7}", "http://127.0.0.1:1/"], "Unknown option '<redacted>'"),
         (
             ["fetch", "http://127.0.0.1:1/\u{1B}[2J\r\nok"],
             "'http://127.0.0.1:1/\\u{1B}[2J\\u{D}\\u{A}ok' holds control characters"
