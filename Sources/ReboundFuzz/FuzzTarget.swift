@@ -19,6 +19,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case errorChain = "error-chain"
     /// `@Resilient` decoding of any JSON into a model with every wrapper.
     case resilientDecoding = "resilient-decoding"
+    /// The `rebound` tool's parsing and validation of its arguments and `COLUMNS`.
+    case cliArguments = "cli-arguments"
 
     /// What `input` showed to break the contract; empty when nothing did.
     func violations(_ input: [UInt8]) -> [String] {
@@ -30,6 +32,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .reportReader: ReportReaderFuzzing.violations(input)
         case .errorChain: ErrorChainFuzzing.violations(input)
         case .resilientDecoding: ResilientDecodingFuzzing.violations(input)
+        case .cliArguments: CLIArgumentsFuzzing.violations(input)
         }
     }
 }
