@@ -73,9 +73,6 @@ final class CurlEasyHandle: @unchecked Sendable {
             // A proxy's answer to CONNECT is not the server's: kept from the header callback, it
             // never passes for the head of the response (ResponseReceiver).
             set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1),
-            // A burst to a host not yet connected waits for the first connection to learn
-            // whether it multiplexes (HTTP/2), instead of opening a connection per request.
-            set(CURLOPT_PIPEWAIT, 1),
             // Without a proxy in the environment, libcurl is told there is none: otherwise it
             // reads the proxy variables and `no_proxy` again for every request, walking the whole
             // environment each time. With one, libcurl reads them as it always does.

@@ -80,6 +80,13 @@ struct TransferSettings {
         case .http1: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1)))
         case .http2PriorKnowledge: check(easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE)))
         }
+        // Where the connection may multiplex (HTTP/2), a burst to a host not yet connected waits
+        // for the first connection to learn whether it does, instead of opening a connection per
+        // request. Where it cannot (HTTP/1.1, which cleartext `automatic` always is), libcurl
+        // would learn it only from the first response: a request sent beside a slow one (a
+        // hedge) would wait for that answer.
+        let mayMultiplex = httpVersion == .http2PriorKnowledge || (httpVersion == .automatic && target.usesTLS)
+        check(easy.set(CURLOPT_PIPEWAIT, mayMultiplex ? 1 : 0))
         check(easy.set(CURLOPT_HTTPHEADER, pointer: headerList.map { UnsafeRawPointer($0) }))
 
         // Back to a plain GET, then the method. The order matters: setting POSTFIELDS, even to

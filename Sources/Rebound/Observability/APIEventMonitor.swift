@@ -35,6 +35,10 @@ public protocol APIEventMonitor: Sendable {
 ///   attemptStarted ─► attemptSent ─► attemptFailed ─► handlerDecided ─► waiting ─► attemptStarted …
 /// callSucceeded | callFailed
 /// ```
+///
+/// A hedged call (``HedgingPolicy``) interleaves its attempts: `hedging` comes before the
+/// `attemptStarted` of each hedge, and when one attempt succeeds the others end in
+/// `attemptAbandoned`.
 public struct APIEvent: Sendable {
     /// What kind of event it is; new kinds may be added.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
@@ -61,6 +65,11 @@ public struct APIEvent: Sendable {
         public static let handlerDecided = Kind("handlerDecided")
         /// The pipeline waits ``APIEvent/delay`` before the next attempt.
         public static let waiting = Kind("waiting")
+        /// No attempt of a hedged call answered within ``APIEvent/delay``: attempt
+        /// ``APIEvent/attempt`` goes out beside them.
+        public static let hedging = Kind("hedging")
+        /// Another attempt of the call succeeded first: this one was cancelled, its transfer removed.
+        public static let attemptAbandoned = Kind("attemptAbandoned")
         /// The call returns its value: ``APIEvent/status``, ``APIEvent/duration``.
         public static let callSucceeded = Kind("callSucceeded")
         /// The call fails: ``APIEvent/chain`` is its cause's chain (the thrown error's, without

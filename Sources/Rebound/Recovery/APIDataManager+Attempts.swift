@@ -122,10 +122,10 @@ private struct CallShell {
     var loop: AttemptLoop
     /// The request as the handlers prepared it: preparing changes it for good.
     var request: HTTPRequest
-    /// What the shell remembers of the attempt in hand. It sends one attempt at a time, and the
-    /// loop asks for everything about an attempt, its report included, before it prepares the
-    /// next one.
-    var current: Slot?
+    /// What the shell remembers of each attempt, from its preparing to its report.
+    var slots = Slots()
+    /// How this call is hedged; `nil` sends one attempt at a time.
+    let hedging: Hedging?
     /// The answer of the attempt that succeeded.
     var success: (id: AttemptID, response: TransportResponse)?
     /// A request a deciding handler asked to send instead.
@@ -147,6 +147,109 @@ private struct CallShell {
         var refusal: (handler: String, error: any Error)?
         /// The wait the deciding handler asked for, for the log.
         var delay: Duration?
+        /// The attempt's span and duration measurement while it is in flight.
+        var telemetry: AttemptTelemetry?
+    }
+
+    /// The slots of the attempts not yet reported. Without hedging there is one at a time, kept
+    /// inline; hedges go in an array.
+    struct Slots {
+        private var first: Slot?
+        private var others: [Slot] = []
+
+        /// Adds the slot of an attempt that begins.
+        mutating func insert(_ slot: Slot) {
+            if first == nil { first = slot } else { others.append(slot) }
+        }
+
+        /// Removes and returns the slot of attempt `id`.
+        mutating func remove(_ id: AttemptID) -> Slot? {
+            if first?.context.id == id { return first.take() }
+            guard let index = others.firstIndex(where: { $0.context.id == id }) else { return nil }
+            return others.remove(at: index)
+        }
+
+        /// The slot of attempt `id`, changed in place.
+        subscript(id: AttemptID) -> Slot? {
+            _read {
+                // Borrowed, not copied: the attempt in hand is read on every step of a call.
+                if first?.context.id == id { yield first } else { yield others.first { $0.context.id == id } }
+            }
+            _modify {
+                if first?.context.id == id {
+                    yield &first
+                } else if let index = others.firstIndex(where: { $0.context.id == id }) {
+                    var slot: Slot? = others[index]
+                    yield &slot
+                    if let slot { others[index] = slot } else { others.remove(at: index) }
+                } else {
+                    var missing: Slot?
+                    yield &missing
+                    if let missing { insert(missing) }
+                }
+            }
+        }
+    }
+
+    /// A hedged call's settings, resolved from its endpoint's ``HedgingPolicy``.
+    struct Hedging {
+        let delay: Duration
+        let maxHedges: Int
+        let budget: RetryBudget?
+        /// The endpoint whose durations feed its observed p90, and their window; `nil` with a
+        /// fixed delay.
+        let measured: (endpoint: String, window: Int)?
+
+        /// The settings of `call`, or `nil` when it is not hedged: it has no policy, a single
+        /// attempt, or a request that may not be sent twice.
+        init?(
+            _ call: APIDataManager.CallRequest, maxAttempts: Int, participants: [APIDataManager.Participant],
+            latencies: EndpointLatencies
+        ) {
+            guard let policy = call.options.hedging, maxAttempts > 1,
+                BackendTemporaryErrorHandler.idempotentMethods.contains(call.method)
+                    || call.headerFields[BackendTemporaryErrorHandler.idempotencyKey] != nil
+            else { return nil }
+            switch policy.delay {
+            case .fixed(let delay):
+                self.delay = max(delay, .milliseconds(1))
+                measured = nil
+            case .observedP90(let window, let initial):
+                let endpoint = endpointLabel(method: call.method, path: call.template)
+                self.delay = max(latencies.p90(of: endpoint) ?? initial, .milliseconds(1))
+                measured = (endpoint, EndpointLatencies.clamp(window))
+            }
+            maxHedges = HedgingPolicy.clamp(policy.maxHedges)
+            budget =
+                policy.budget
+                ?? participants.lazy.compactMap { ($0.handler as? BackendTemporaryErrorHandler)?.budget }.first
+        }
+    }
+
+    /// What a hedged call's child tasks tell the shell.
+    enum RaceEvent: Sendable {
+        /// The transport's answer to attempt `id`, not yet judged.
+        case answered(AttemptID, Result<TransportResponse, NetworkError>)
+        /// The hedging timer of this generation fired; `false` when it was cancelled.
+        case hedgeTimer(generation: Int, fired: Bool)
+    }
+
+    /// A hedged call's attempts in flight, each in a task of its own so that the loser alone can
+    /// be cancelled, and its hedging timer.
+    struct Race {
+        var transfers: [AttemptID: Task<Result<TransportResponse, NetworkError>, Never>] = [:]
+        /// Only the latest timer counts: each attempt sent sets the next hedge's time anew.
+        var generation = 0
+
+        /// Cancels attempt `id`'s transfer: the transport removes it at once.
+        mutating func cancel(_ id: AttemptID) {
+            transfers.removeValue(forKey: id)?.cancel()
+        }
+
+        mutating func cancelAll() {
+            for transfer in transfers.values { transfer.cancel() }
+            transfers.removeAll()
+        }
     }
 
     init(manager: APIDataManager, call: APIDataManager.CallRequest, number: UInt64, span: (any Span)?) {
@@ -164,8 +267,12 @@ private struct CallShell {
         participants =
             options.skippedHandlers.isEmpty
             ? manager.participants : manager.participants.filter { options.includes($0.handler) }
+        let limits = call.limits ?? manager.limits
+        hedging = Hedging(
+            call, maxAttempts: limits.maxAttempts, participants: participants, latencies: manager.latencies)
         loop = AttemptLoop(
-            call: number, limits: call.limits ?? manager.limits, startedAt: manager.time.now())
+            call: number, limits: limits, startedAt: manager.time.now(), hedgeDelay: hedging?.delay,
+            maxHedges: hedging?.maxHedges ?? 1)
         request = HTTPRequest(
             method: call.method,
             scheme: manager.scheme,
@@ -180,41 +287,155 @@ private struct CallShell {
     {
         loop.start(now: loop.startedAt)
         monitor?.emit(.callStarted)
+        if hedging != nil { return await runHedged(decode: decode) }
+        // One attempt at a time: each is sent and judged inline.
         while let action = loop.nextAction() {
-            switch action {
-            case .prepare(let id):
-                await prepare(id)
-            case .send(let id, let timeout):
-                await send(id, timeout: timeout, decode: decode)
-            case .recover(let id):
-                await recover(id)
-            case .wait(let delay):
-                manager.instruments.recordRetryDelay(delay)
-                monitor?.emit(.waiting, delay: delay)
-                do {
-                    try await manager.time.sleep(for: delay)
-                    loop.waited(now: manager.time.now())
-                } catch {
-                    loop.cancelled(now: manager.time.now())
-                }
-            case .scheduleHedge, .cancel:
-                // This shell sends one attempt at a time: it never asks for hedges, and an
-                // attempt's transfer has ended by the time the loop hears of it.
-                break
-            case .report(let id, let ending):
-                await report(id, ending)
-            case .finish(.success(let id)):
-                guard success?.id == id, let answer = success.take()?.response else { break }
-                monitor?.emit(
-                    .callSucceeded, status: answer.status.code, duration: manager.time.now() - loop.startedAt)
-                return .success(answer)
-            case .finish(.failure(let cause)):
-                monitor?.emit(.callFailed, error: cause, duration: manager.time.now() - loop.startedAt)
-                return .failure(cause)
+            if case .send(let id, let timeout) = action {
+                let sending = beginSending(id, timeout: timeout)
+                let outcome = await manager.attempt(
+                    sending.request, body: call.body, options: sending.options, decode: decode)
+                answered(id, outcome)
+            } else if let result = await perform(action) {
+                return result
             }
         }
-        // The loop ends every call with `finish`; this is reached only if it did not.
-        return .failure(RecoveryError(.retriesExhausted, reason: "The attempt loop ended without an outcome."))
+        return Self.noOutcome
+    }
+
+    /// Runs a hedged call: each attempt's transfer in a child task of its own, and the hedging
+    /// timer in another; the shell judges the answers and performs the rest inline, as they come.
+    nonisolated(nonsending) mutating func runHedged(decode: (TransportResponse) throws(JSONError) -> Void) async
+        -> APIDataManager.CallEnding.Result
+    {
+        await withTaskGroup(of: RaceEvent.self) { group in
+            var race = Race()
+            while true {
+                while let action = loop.nextAction() {
+                    switch action {
+                    case .send(let id, let timeout):
+                        let sending = beginSending(id, timeout: timeout)
+                        let transport = manager.transport
+                        let body = call.body
+                        let transfer = Task { () -> Result<TransportResponse, NetworkError> in
+                            do throws(NetworkError) {
+                                return .success(
+                                    try await transport.send(sending.request, body: body, options: sending.options))
+                            } catch {
+                                return .failure(error)
+                            }
+                        }
+                        race.transfers[id] = transfer
+                        group.addTask {
+                            let result = await withTaskCancellationHandler {
+                                await transfer.value
+                            } onCancel: {
+                                transfer.cancel()
+                            }
+                            return .answered(id, result)
+                        }
+                    case .scheduleHedge(let delay):
+                        race.generation += 1
+                        let generation = race.generation
+                        let time = manager.time
+                        group.addTask {
+                            do {
+                                try await time.sleep(for: delay)
+                                return .hedgeTimer(generation: generation, fired: true)
+                            } catch {
+                                return .hedgeTimer(generation: generation, fired: false)
+                            }
+                        }
+                    case .cancel(let id):
+                        race.cancel(id)
+                        slots[id]?.telemetry.take()?.end(
+                            manager, response: nil,
+                            error: NetworkError(.cancelled, reason: "The attempt was cancelled."))
+                    default:
+                        guard let result = await perform(action) else { continue }
+                        race.cancelAll()
+                        group.cancelAll()
+                        return result
+                    }
+                }
+                guard let event = await group.next() else {
+                    race.cancelAll()
+                    return Self.noOutcome
+                }
+                switch event {
+                case .answered(let id, let result):
+                    race.transfers[id] = nil
+                    // A loser's answer, cancelled or not, comes after the loop ended it.
+                    guard loop.attempt(id)?.phase == .sending else { continue }
+                    let outcome: APIDataManager.AttemptResult
+                    switch result {
+                    case .success(let response): outcome = manager.judge(response, decode: decode)
+                    case .failure(let error): outcome = .failure(error, nil)
+                    }
+                    answered(id, outcome)
+                case .hedgeTimer(let generation, let fired):
+                    if !fired, Task.isCancelled {
+                        loop.cancelled(now: manager.time.now())
+                    } else if fired, generation == race.generation, HedgingPolicy.allows(hedging?.budget) {
+                        let before = loop.attempts.count
+                        loop.hedgeDue(now: manager.time.now())
+                        if loop.attempts.count > before { hedged(attempt: loop.attempts.count) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tells the monitor and the log that `attempt` goes out as a hedge.
+    private func hedged(attempt: Int) {
+        let delay = loop.hedgeDelay ?? .zero
+        monitor?.emit(.hedging, attempt: attempt, delay: delay)
+        let (seconds, attoseconds) = delay.components
+        manager.logger.info(
+            "hedging",
+            metadata: [
+                "endpoint": "\(call.label)", "attempt": "\(attempt)",
+                "after": "\(String(format: "%.3f", Double(seconds) + Double(attoseconds) / 1e18)) s",
+            ])
+    }
+
+    /// Performs an action other than sending; returns the call's result when it finished the call.
+    private nonisolated(nonsending) mutating func perform(_ action: AttemptLoop.Action) async
+        -> APIDataManager.CallEnding.Result?
+    {
+        switch action {
+        case .prepare(let id):
+            await prepare(id)
+        case .recover(let id):
+            await recover(id)
+        case .wait(let delay):
+            manager.instruments.recordRetryDelay(delay)
+            monitor?.emit(.waiting, delay: delay)
+            do {
+                try await manager.time.sleep(for: delay)
+                loop.waited(now: manager.time.now())
+            } catch {
+                loop.cancelled(now: manager.time.now())
+            }
+        case .send, .scheduleHedge, .cancel:
+            // The caller's: they depend on whether the call is hedged.
+            break
+        case .report(let id, let ending):
+            await report(id, ending)
+        case .finish(.success(let id)):
+            guard success?.id == id, let answer = success.take()?.response else { break }
+            monitor?.emit(
+                .callSucceeded, status: answer.status.code, duration: manager.time.now() - loop.startedAt)
+            return .success(answer)
+        case .finish(.failure(let cause)):
+            monitor?.emit(.callFailed, error: cause, duration: manager.time.now() - loop.startedAt)
+            return .failure(cause)
+        }
+        return nil
+    }
+
+    /// The loop ends every call with `finish`; this is returned only if it did not.
+    private static var noOutcome: APIDataManager.CallEnding.Result {
+        .failure(RecoveryError(.retriesExhausted, reason: "The attempt loop ended without an outcome."))
     }
 
     // MARK: - Actions
@@ -225,7 +446,7 @@ private struct CallShell {
         let context = AttemptContext(
             id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
             method: call.method, path: call.path, time: manager.time)
-        current = Slot(context: context)
+        slots.insert(Slot(context: context))
         monitor?.emit(.attemptStarted, attempt: id.attempt)
         if Task.isCancelled { return loop.cancelled(now: manager.time.now()) }
         if let adjusted = adjusted.take() { request = adjusted }
@@ -262,19 +483,24 @@ private struct CallShell {
             }
             // The refuser and those before it hear the outcome; those after it were never asked.
             let name = participants[index].name
-            current?.reached = index + 1
-            current?.refusal = (name, refusal)
+            slots[id]?.reached = index + 1
+            slots[id]?.refusal = (name, refusal)
             return loop.refused(id, handler: name, error: refusal, now: manager.time.now())
         }
         let reached = participants.count
-        current?.reached = reached
+        slots[id]?.reached = reached
         loop.prepared(id, now: manager.time.now())
     }
 
-    /// Sends the attempt, then judges the answer: a success only once `decode` took it.
-    private nonisolated(nonsending) mutating func send(
-        _ id: AttemptID, timeout: Duration, decode: (TransportResponse) throws(JSONError) -> Void
-    ) async {
+    /// An attempt on its way: the request as sent and its transport options.
+    struct Sending {
+        let request: HTTPRequest
+        let options: TransportOptions
+    }
+
+    /// Makes the attempt's request and options as they go to the transport, and starts its
+    /// telemetry.
+    private mutating func beginSending(_ id: AttemptID, timeout: Duration) -> Sending {
         var options = manager.transportOptions
         options.timeout = timeout
         var request = self.request
@@ -284,19 +510,28 @@ private struct CallShell {
                 manager, parent: span,
                 template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template),
                 id: id, request: &request) : nil
-        current?.sent = request
+        slots[id]?.sent = request
+        slots[id]?.telemetry = telemetry
         monitor?.emit(.attemptSent, attempt: id.attempt)
-        let outcome = await manager.attempt(request, body: call.body, options: options, decode: decode)
-        telemetry?.end(manager, outcome)
+        return Sending(request: request, options: options)
+    }
+
+    /// Tells the loop how the attempt came out: a success only once `decode` took its answer.
+    private mutating func answered(_ id: AttemptID, _ outcome: APIDataManager.AttemptResult) {
+        slots[id]?.telemetry.take()?.end(manager, outcome)
         manager.instruments.recordAttempt(endpoint: call.errorCode.name, succeeded: outcome.isSuccess)
         let now = manager.time.now()
-        monitor?.attemptEnded(outcome, attempt: id.attempt, duration: now - (loop.attempt(id)?.started ?? now))
+        let duration = now - (loop.attempt(id)?.started ?? now)
+        monitor?.attemptEnded(outcome, attempt: id.attempt, duration: duration)
         switch outcome {
         case .success(let response):
             success = (id, response)
+            if let measured = hedging?.measured {
+                manager.latencies.record(duration, for: measured.endpoint, window: measured.window)
+            }
             return loop.succeeded(id, status: response.status.code, now: now)
         case .failure(let error, let response):
-            guard let context = current?.context else { return }
+            guard let context = slots[id]?.context, let request = slots[id]?.sent else { return }
             let failure = FailedAttempt(
                 error: error,
                 request: request,
@@ -307,7 +542,7 @@ private struct CallShell {
                 delayBefore: loop.attempt(id)?.delayBefore ?? .zero,
                 history: loop.history
             )
-            current?.failure = failure
+            slots[id]?.failure = failure
             let cancelled = error.firstError(in: NetworkErrorCode.self)?.code == .cancelled || Task.isCancelled
             return loop.failed(id, error: error, status: response?.status.code, cancelled: cancelled, now: now)
         }
@@ -316,7 +551,7 @@ private struct CallShell {
     /// Asks the participants in order until one recovers; a handler's own failure, or the
     /// deadline passing while it decides, ends the call.
     private nonisolated(nonsending) mutating func recover(_ id: AttemptID) async {
-        guard let failure = current?.failure else { return }
+        guard let failure = slots[id]?.failure else { return }
         var decision = AttemptLoop.Decision.none
         asking: for participant in participants {
             do {
@@ -337,7 +572,7 @@ private struct CallShell {
                 if case .didHandle(let plan) = decided {
                     decision = .retry(handler: participant.name, delay: plan.delay)
                     adjusted = plan.request
-                    current?.delay = plan.delay
+                    slots[id]?.delay = plan.delay
                     monitor?.emit(.handlerDecided, attempt: id.attempt, handler: participant.name, delay: plan.delay)
                     manager.instruments.recordRecovery(handler: participant.name)
                     break asking
@@ -353,7 +588,7 @@ private struct CallShell {
     /// Tells the participants that prepared the attempt how it ended, and logs and traces it: the
     /// last the loop asks about an attempt, so its slot is taken.
     private nonisolated(nonsending) mutating func report(_ id: AttemptID, _ ending: AttemptLoop.Ending) async {
-        guard current?.context.id == id, let slot = current.take() else { return }
+        guard let slot = slots.remove(id) else { return }
         let outcome: AttemptOutcome
         switch ending {
         case .succeeded:
@@ -379,6 +614,9 @@ private struct CallShell {
             monitor?.emit(.attemptRefused, attempt: id.attempt, error: error, handler: refusal?.handler)
         case .abandoned:
             outcome = .abandoned
+            monitor?.emit(.attemptAbandoned, attempt: id.attempt)
+            manager.logger.info(
+                "attempt abandoned", metadata: ["endpoint": "\(call.label)", "attempt": "\(id.attempt)"])
         }
         if let span, span.isRecording, let record = loop.history.last(where: { $0.number == id.attempt }),
             ending == .succeeded || outcome.isFailure
@@ -498,6 +736,12 @@ extension APIDataManager {
         } catch {
             return .failure(error, nil)
         }
+        return judge(response, decode: decode)
+    }
+
+    /// Judges an answer: a success is a 2xx that `decode` took; any other status is classified
+    /// (by the backend's error parser, or as an ``HTTPError``).
+    func judge(_ response: TransportResponse, decode: (TransportResponse) throws(JSONError) -> Void) -> AttemptResult {
         guard (200..<300).contains(response.status.code) else {
             let failure =
                 backendErrorParser?.parse(response.head, body: response.body) ?? HTTPError(response: response.head)

@@ -84,6 +84,8 @@ public final class APIDataManager: Sendable {
     let observesAttempts: Bool
     /// Hears every call's and attempt's events.
     public let monitor: (any APIEventMonitor)?
+    /// The durations of hedged endpoints' successful attempts (``HedgingPolicy``).
+    let latencies = EndpointLatencies()
 
     /// Creates a data manager for the API at `baseURL`.
     ///

@@ -14,10 +14,12 @@
 ///                      (≤ deadline)                      wait past the deadline ───► finished (error)
 /// ```
 ///
-/// It keeps every attempt by id, so that more than one may be in flight (hedging: another
-/// attempt is started when the first has not answered after a delay; the first success wins and
-/// the others are abandoned). It records each attempt once, and reports an outcome exactly once
-/// for every attempt it prepared, whichever way the call ends.
+/// It keeps every attempt by id, so that more than one may be in flight (hedging, with a
+/// ``HedgingPolicy``: another attempt is started when none has answered after a delay, while
+/// fewer than ``maxInFlight`` are out; the first success wins and the others are cancelled and
+/// abandoned; a failure a handler would retry sends the next attempt at once, without its wait).
+/// It records each attempt once, and reports an outcome exactly once for every attempt it
+/// prepared, whichever way the call ends.
 struct AttemptLoop {
     /// An attempt the loop has started.
     struct Attempt {
@@ -98,6 +100,8 @@ struct AttemptLoop {
     let attemptTimeout: Duration
     /// Another attempt is started after this delay while the first has not answered (`nil`: never).
     let hedgeDelay: Duration?
+    /// The most attempts in flight at once: 1 without hedging.
+    let maxInFlight: Int
 
     private(set) var attempts: [Attempt] = []
     /// One record per attempt that was sent, oldest first.
@@ -114,13 +118,24 @@ struct AttemptLoop {
     private var nextToPerform = 0
     private let call: UInt64
 
-    init(call: UInt64, limits: RequestLimits, startedAt now: Duration, hedgeDelay: Duration? = nil) {
+    /// Creates the loop of one call.
+    ///
+    /// - Parameters:
+    ///   - call: The call's number, the first part of its attempts' ids.
+    ///   - limits: The call's limits.
+    ///   - now: When the call starts.
+    ///   - hedgeDelay: When another attempt is due beside one in flight; `nil` never hedges.
+    ///   - maxHedges: The most attempts beside the first in flight at once, when hedging.
+    init(
+        call: UInt64, limits: RequestLimits, startedAt now: Duration, hedgeDelay: Duration? = nil, maxHedges: Int = 1
+    ) {
         self.call = call
         maxAttempts = max(1, limits.maxAttempts)
         startedAt = now
         deadline = now + limits.deadline
         attemptTimeout = limits.attemptTimeout
         self.hedgeDelay = hedgeDelay
+        maxInFlight = hedgeDelay == nil ? 1 : 1 + max(1, maxHedges)
         // Room for a successful call's actions (prepare, send, report, finish) at once.
         outbox.reserveCapacity(4)
     }
@@ -158,7 +173,8 @@ struct AttemptLoop {
         attempts[index].phase = .sending
         attempts[index].started = now
         emit(.send(id, timeout: min(attemptTimeout, left)))
-        if let hedgeDelay, id.attempt < maxAttempts, inFlight == 1 {
+        // Each attempt sent sets the time of the next hedge anew.
+        if let hedgeDelay, attempts.count < maxAttempts, inFlight < maxInFlight {
             emit(.scheduleHedge(after: hedgeDelay))
         }
     }
@@ -242,12 +258,12 @@ struct AttemptLoop {
                 return
             }
             history[recordIndex].handler = handler
-            pendingDelay = delay
             emit(.report(id, .failed(record: recordIndex)))
-            if inFlight > 0 {
-                // A hedge is still out: a retryable failure sends the next one at once.
+            if hedgeDelay != nil || inFlight > 0 {
+                // Hedging: a retryable failure sends the next attempt at once, without backoff.
                 emit(.prepare(begin(now: now, after: .zero)))
             } else {
+                pendingDelay = delay
                 emit(delay > .zero ? .wait(delay) : .prepare(begin(now: now, after: delay)))
             }
         }
@@ -259,9 +275,12 @@ struct AttemptLoop {
         emit(.prepare(begin(now: now, after: pendingDelay)))
     }
 
-    /// The hedging delay passed; another attempt goes out if the first is still unanswered.
+    /// The hedging delay passed: another attempt goes out while one is still unanswered, fewer
+    /// than ``maxInFlight`` are out, and the call has attempts and time left.
     mutating func hedgeDue(now: Duration) {
-        guard !isFinished, attempts.count < maxAttempts, inFlight > 0, deadline - now > .zero else { return }
+        guard !isFinished, hedgeDelay != nil, attempts.count < maxAttempts, inFlight > 0, inFlight < maxInFlight,
+            deadline - now > .zero
+        else { return }
         emit(.prepare(begin(now: now, after: .zero)))
     }
 

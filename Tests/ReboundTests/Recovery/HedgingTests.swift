@@ -1,0 +1,192 @@
+import Foundation
+import HTTPTypes
+import PropertyBased
+import Rebound
+import ReboundTesting
+import TestSupport
+import Testing
+
+/// Hedged calls through the pipeline, with the public API alone: a scripted transport whose
+/// answers take time on a manual test clock.
+@Suite struct HedgingTests {
+    static let tasksJSON = Data(#"[{"id":1,"title":"Label the picture"}]"#.utf8)
+
+    /// Answers the task list after `duration` on `clock`; records in `cancelled` when its task is
+    /// cancelled first, as a transfer that libcurl removes.
+    static func slow(_ clock: TestClock, _ duration: Duration, cancelled: Locked<Int>) -> ScriptedTransport.Step {
+        .reply { _, _ throws(NetworkError) in
+            do {
+                try await clock.sleep(for: duration)
+            } catch {
+                cancelled.withLock { $0 += 1 }
+                throw NetworkError(.cancelled, reason: "The request's task was cancelled.")
+            }
+            var fields = HTTPFields()
+            fields[.contentType] = "application/json"
+            return TransportResponse(head: HTTPResponse(status: .ok, headerFields: fields), body: tasksJSON)
+        }
+    }
+
+    static func hedged(
+        _ method: HTTPRequest.Method = .get, key: Bool = false, policy: HedgingPolicy
+    ) -> Endpoint<[TaskItem], APIErrorCode> {
+        var endpoint = Endpoint<[TaskItem], APIErrorCode>(
+            method, "/tasks", body: method == .get ? nil : Data("{}".utf8), errorCode: .listTasksFailed)
+        if key { endpoint.headerFields[BackendTemporaryErrorHandler.idempotencyKey] = "k-1" }
+        endpoint.options.hedging = policy
+        return endpoint
+    }
+
+    static let after100ms = HedgingPolicy(delay: .fixed(.milliseconds(100)))
+
+    @Test func aStalledFirstAttemptIsHedgedTheHedgeWinsAndTheLoserIsCancelled() async throws {
+        let clock = TestClock(mode: .manual)
+        let cancelled = Locked(0)
+        let transport = ScriptedTransport([Self.slow(clock, .seconds(1), cancelled: cancelled), .tasks])
+        let recorder = HandlerHookTests.Recorder()
+        let api = try makeManager(transport, handlers: [recorder], clock: clock)
+        let call = Task { try await api.response(for: Self.hedged(policy: Self.after100ms)) }
+        // The first transfer and the hedging timer sleep; 100 ms pass without an answer.
+        try await clock.advance(by: .milliseconds(100), whenSleepersReach: 2)
+        let answer = try await call.value
+        #expect(answer.value.map(\.id) == [1])
+        #expect(transport.requests.count == 2)
+        #expect(cancelled.withLock { $0 } == 1)
+        // The loser was never answered: the history holds the winner alone.
+        #expect(answer.history.attempts.map(\.number) == [2])
+        // Each attempt has its own id, and the handler hears how each ended.
+        #expect(recorder.prepared.map(\.attempt) == [1, 2])
+        #expect(Set(recorder.prepared.map(\.id)).count == 2)
+        #expect(recorder.log == ["prepare #1", "prepare #2", "#2 succeeded", "#1 abandoned"])
+    }
+
+    @Test func anAnswerBeforeTheDelayIsNotHedged() async throws {
+        let clock = TestClock(mode: .manual)
+        let cancelled = Locked(0)
+        let transport = ScriptedTransport([Self.slow(clock, .milliseconds(50), cancelled: cancelled), .tasks])
+        let api = try makeManager(transport, clock: clock)
+        let call = Task { try await api.send(Self.hedged(policy: Self.after100ms)) }
+        try await clock.advance(by: .milliseconds(50), whenSleepersReach: 2)
+        _ = try await call.value
+        #expect(transport.requests.count == 1)
+        #expect(cancelled.withLock { $0 } == 0)
+    }
+
+    @Test func aRequestThatMayNotBeSentTwiceIsNeverHedged() async throws {
+        let methods: [HTTPRequest.Method] = [.get, .head, .put, .delete, .post, .patch]
+        await propertyCheck(input: Gen.int(in: 0...(methods.count - 1)), Gen.bool) { index, key in
+            let method = methods[index]
+            let resendable = BackendTemporaryErrorHandler.idempotentMethods.contains(method) || key
+            let clock = TestClock(mode: .manual)
+            let cancelled = Locked(0)
+            let transport = ScriptedTransport([Self.slow(clock, .seconds(1), cancelled: cancelled), .tasks])
+            let api = try makeManager(transport, clock: clock)
+            let call = Task { try await api.send(Self.hedged(method, key: key, policy: Self.after100ms)) }
+            // A hedged call has its hedging timer asleep beside the transfer; another has not.
+            try await clock.advance(by: .milliseconds(100), whenSleepersReach: resendable ? 2 : 1)
+            if !resendable { try await clock.advance(by: .seconds(1), whenSleepersReach: 1) }
+            _ = try await call.value
+            #expect(transport.requests.count == (resendable ? 2 : 1), "\(method), key: \(key)")
+            #expect(transport.requests.allSatisfy { $0.request.method == method })
+            #expect(cancelled.withLock { $0 } == (resendable ? 1 : 0))
+        }
+    }
+
+    @Test func noHedgeGoesOutWhileTheRetryBudgetHoldsHalfItsTokensOrLess() async throws {
+        let budget = RetryBudget(maxTokens: 10)
+        for _ in 0..<5 { budget.recordFailure() }
+        let clock = TestClock(mode: .manual)
+        let cancelled = Locked(0)
+        let transport = ScriptedTransport([Self.slow(clock, .seconds(1), cancelled: cancelled)])
+        // The policy names no budget: the data manager's backend-temporary handler's is used.
+        let api = try makeManager(transport, handlers: [temporaryHandler(budget: budget)], clock: clock)
+        let call = Task { try await api.send(Self.hedged(policy: Self.after100ms)) }
+        try await clock.advance(by: .milliseconds(100), whenSleepersReach: 2)
+        try await clock.advance(by: .seconds(1), whenSleepersReach: 1)
+        _ = try await call.value
+        #expect(transport.requests.count == 1)
+        // One more success, and the budget holds more than half again: the next call hedges.
+        #expect(budget.tokens > 5)
+        let cancelledToo = Locked(0)
+        transport.append(Self.slow(clock, .seconds(1), cancelled: cancelledToo), .tasks)
+        let second = Task { try await api.send(Self.hedged(policy: Self.after100ms)) }
+        try await clock.advance(by: .milliseconds(100), whenSleepersReach: 2)
+        _ = try await second.value
+        #expect(transport.requests.count == 3)
+        #expect(cancelledToo.withLock { $0 } == 1)
+    }
+
+    @Test func aRetryableFailureSendsTheNextHedgeAtOnceWithoutTheBackoff() async throws {
+        let clock = TestClock(mode: .manual)
+        let transport = ScriptedTransport([.status(.serviceUnavailable), .tasks])
+        let api = try makeManager(transport, handlers: [temporaryHandler()], clock: clock)
+        let answer = try await api.response(for: Self.hedged(policy: Self.after100ms))
+        #expect(transport.requests.count == 2)
+        // No wait on the clock: the retry went out at once.
+        #expect(clock.sleeps.allSatisfy { $0 == .milliseconds(100) })
+        #expect(answer.history.attempts.map(\.delayBefore) == [.zero, .zero])
+    }
+
+    @Test func hedgesCountTowardTheCallsMaximumAttempts() async throws {
+        let clock = TestClock(mode: .manual)
+        let cancelled = Locked(0)
+        let transport = ScriptedTransport([
+            Self.slow(clock, .seconds(5), cancelled: cancelled), .status(.serviceUnavailable),
+            Self.slow(clock, .seconds(5), cancelled: cancelled),
+        ])
+        let api = try makeManager(
+            transport, handlers: [temporaryHandler()], limits: RequestLimits(maxAttempts: 3), clock: clock)
+        let call = Task { try await api.send(Self.hedged(policy: Self.after100ms)) }
+        // #1 stalls; #2 (the hedge) fails at once and #3 replaces it at once; then no timer is left.
+        try await clock.advance(by: .milliseconds(100), whenSleepersReach: 2)
+        #expect(await waitUntil { transport.requests.count == 3 })
+        // #1 answers (at 5 s), #3 (due at 5.1 s) not yet: it is the loser.
+        try await clock.advance(by: .milliseconds(4_950), whenSleepersReach: 2)
+        _ = try await call.value
+        #expect(transport.requests.count == 3)
+        #expect(cancelled.withLock { $0 } == 1)
+    }
+
+    @Test func cancellingAHedgedCallCancelsEveryAttemptInFlight() async throws {
+        let clock = TestClock(mode: .manual)
+        let transport = ScriptedTransport([.waitForCancellation, .waitForCancellation])
+        let recorder = HandlerHookTests.Recorder()
+        let api = try makeManager(transport, handlers: [recorder], clock: clock)
+        let call = Task { try await api.send(Self.hedged(policy: Self.after100ms)) }
+        try await clock.advance(by: .milliseconds(100), whenSleepersReach: 1)
+        #expect(await waitUntil { transport.requests.count == 2 })
+        call.cancel()
+        await #expect(throws: APIError.self) { try await call.value }
+        #expect(Set(recorder.log.suffix(2)) == ["#1 cancelled", "#2 cancelled"])
+    }
+
+    @Test func theMonitorHearsTheHedgeAndTheAbandonedAttempt() async throws {
+        let clock = TestClock(mode: .manual)
+        let cancelled = Locked(0)
+        let transport = ScriptedTransport([Self.slow(clock, .seconds(1), cancelled: cancelled), .tasks])
+        let monitor = EventLog()
+        let api = try APIDataManager(
+            baseURL: "https://api.example.com/v1", transport: transport, time: clock.timeSource, monitor: monitor)
+        let call = Task { try await api.send(Self.hedged(policy: Self.after100ms)) }
+        try await clock.advance(by: .milliseconds(100), whenSleepersReach: 2)
+        _ = try await call.value
+        #expect(
+            monitor.lines == [
+                "callStarted", "attemptStarted #1", "attemptSent #1", "hedging #2 after 0.1 seconds",
+                "attemptStarted #2", "attemptSent #2", "attemptSucceeded #2", "attemptAbandoned #1", "callSucceeded",
+            ])
+    }
+
+    final class EventLog: APIEventMonitor {
+        private let events = Locked<[String]>([])
+
+        var lines: [String] { events.withLock { $0 } }
+
+        func receive(_ event: APIEvent) {
+            var line = event.kind.description
+            if let attempt = event.attempt { line += " #\(attempt)" }
+            if let delay = event.delay { line += " after \(delay)" }
+            events.withLock { $0.append(line) }
+        }
+    }
+}
