@@ -25,7 +25,10 @@ struct LoadCommand: AsyncParsableCommand {
             a CircuitBreakerHandler first (per host: 50 % failures of the last 20 attempts open it for \
             5 s), --rate-limit adaptive an AdaptiveRateLimitHandler (a token bucket that slows down \
             on 429), --max-in-flight a ConcurrencyLimitHandler (that many attempts at once, 64 more \
-            queued). Attempts they refuse are not sent and are counted by kind.
+            queued). Attempts they refuse are not sent and are counted by kind. --hedge-after S \
+            hedges each call (HedgingPolicy): when its attempt has not answered after S seconds, a \
+            second goes out beside it, the first answer wins and the other is cancelled; hedges \
+            count as attempts, and the transport gets a connection per attempt in flight.
 
             --concurrency N keeps N calls in flight (a closed loop: a call starts when another \
             ends). --rate R starts R calls a second whatever their outcome (an open loop), with at \
@@ -43,6 +46,7 @@ struct LoadCommand: AsyncParsableCommand {
               rebound load --concurrency 20 --requests 1000 http://127.0.0.1:8080/tasks
               rebound load --rate 200 --duration 30 --breaker http://127.0.0.1:8080/tasks
               rebound load --rate 500 --duration 10 --rate-limit adaptive --json URL
+              rebound load --rate 200 --duration 30 --hedge-after 0.1 http://127.0.0.1:8080/tasks
 
             Exit status: 0 every call succeeded, 1 at least one failed, 64 invalid arguments.
             """
@@ -101,6 +105,12 @@ struct LoadCommand: AsyncParsableCommand {
             valueName: "n"))
     var maxInFlight: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Hedge each call: another attempt when none answered within this many seconds (0.001–60).",
+            valueName: "seconds"))
+    var hedgeAfter: Double?
+
     @OptionGroup(title: "Retry policy")
     var policy: RetryPolicyOptions
 
@@ -119,6 +129,7 @@ struct LoadCommand: AsyncParsableCommand {
                 "--max-in-flight must be from \(Self.maxInFlightRange.lowerBound) to \(Self.maxInFlightRange.upperBound) (got \(maxInFlight))."
             )
         }
+        _ = try hedging()
     }
 
     func run() async throws {
@@ -127,7 +138,7 @@ struct LoadCommand: AsyncParsableCommand {
         let schedule = LoadSchedule(pace: try pace(), stop: try stop(), start: clock.now)
         let run = LoadRun(
             target: target, schedule: schedule, handlers: handlers(recordingTransitionsIn:),
-            limits: timeLimits.limits(maxAttempts: policy.maxAttempts))
+            limits: timeLimits.limits(maxAttempts: policy.maxAttempts), hedging: try hedging())
         let report = try await run.perform(showingProgress: ProgressLine())
         if json {
             StandardStreams.writeOutput(try JSONOutput.line(report))
@@ -182,6 +193,19 @@ struct LoadCommand: AsyncParsableCommand {
             return .afterCalls(Self.defaultRequests)
         }
     }
+
+    /// The hedging of `--hedge-after`: a fixed delay, one hedge.
+    private func hedging() throws(ValidationError) -> HedgingPolicy? {
+        guard let hedgeAfter else { return nil }
+        guard hedgeAfter.isFinite, Self.hedgeDelayRange.contains(hedgeAfter) else {
+            throw ValidationError("--hedge-after must be a number of seconds from 0.001 to 60 (got \(hedgeAfter)).")
+        }
+        return HedgingPolicy(delay: .fixed(Duration(roundingSeconds: hedgeAfter)))
+    }
+
+    /// The range of `--hedge-after`, in seconds: below a millisecond every call would be hedged
+    /// at once; above a minute, none within the attempt timeout.
+    static let hedgeDelayRange = 0.001...60.0
 
     /// The handler list, in the order docs/resilience.md gives: the breaker first, so that a
     /// refused attempt costs nothing else, then the limiter and the bulkhead, then the retries.

@@ -28,6 +28,8 @@ final class LoadRecorder: APIEventMonitor {
         var failuresByChain: [String: Int] = [:]
         /// Attempts that went to the transport.
         var attempts = 0
+        /// Attempts sent beside another still in flight (hedges).
+        var hedges = 0
         /// Attempts a handler refused before sending, by the handler's name.
         var refusedByHandler: [String: Int] = [:]
         var transitions: [Transition] = []
@@ -73,6 +75,8 @@ final class LoadRecorder: APIEventMonitor {
         switch event.kind {
         case .attemptSent:
             tally.withLock { $0.attempts += 1 }
+        case .hedging:
+            tally.withLock { $0.hedges += 1 }
         case .attemptRefused:
             // An attempt the deadline ended before it was sent has no handler: no protection refused it.
             guard let handler = event.handler else { return }

@@ -5,7 +5,7 @@ import Rebound
 /// ```json
 /// {"amplification":1.02,"attempts":1020,"breakerTransitions":[{"atSeconds":1.204,"from":"closed","to":"open"}],
 ///  "calls":1000,"elapsedSeconds":10.01,"failed":12,"failuresByChain":{"AP1-RE50":12},
-///  "fastFailed":{"breaker":12,"bulkhead":0,"rateLimit":0},
+///  "fastFailed":{"breaker":12,"bulkhead":0,"rateLimit":0},"hedges":0,
 ///  "latencySeconds":{"p50":0.0011,"p90":0.0018,"p99":0.0042},"succeeded":988}
 /// ```
 ///
@@ -44,6 +44,8 @@ struct LoadReport: Codable, Hashable {
     var attempts: Int
     /// Attempts ÷ calls: how many requests each call cost the server; 0 without calls.
     var amplification: Double
+    /// Attempts sent as hedges (`--hedge-after`), beside one still in flight; among ``attempts``.
+    var hedges: Int
     var fastFailed: FastFailed
     /// Failed calls by their error's short chain, such as `AP1-RE50`.
     var failuresByChain: [String: Int]
@@ -63,6 +65,7 @@ extension LoadReport {
             failed: tally.failed,
             attempts: tally.attempts,
             amplification: tally.calls == 0 ? 0 : Double(tally.attempts) / Double(tally.calls),
+            hedges: tally.hedges,
             fastFailed: FastFailed(
                 breaker: refused[Self.handlerNames.breaker, default: 0],
                 rateLimit: refused[Self.handlerNames.rateLimit, default: 0],
@@ -96,7 +99,7 @@ extension LoadReport {
     /// calls              1000 in 10.012 s
     /// succeeded           988
     /// failed               12  AP1-RE50 12
-    /// attempts sent      1020  amplification 1.020
+    /// attempts sent      1020  amplification 1.020, hedges 0
     /// refused attempts     12  breaker 12, rate limit 0, bulkhead 0
     /// latency                  p50 1.052 ms, p90 1.834 ms, p99 4.217 ms
     ///
@@ -112,7 +115,9 @@ extension LoadReport {
         table.append(["calls", "\(calls)", "in \(elapsedSeconds.threeDecimals) s"])
         table.append(["succeeded", "\(succeeded)", ""])
         table.append(["failed", "\(failed)", failures])
-        table.append(["attempts sent", "\(attempts)", "amplification \(amplification.threeDecimals)"])
+        table.append([
+            "attempts sent", "\(attempts)", "amplification \(amplification.threeDecimals), hedges \(hedges)",
+        ])
         table.append([
             "refused attempts", "\(refused)",
             "breaker \(fastFailed.breaker), rate limit \(fastFailed.rateLimit), bulkhead \(fastFailed.bulkhead)",

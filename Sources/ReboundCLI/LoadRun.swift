@@ -10,23 +10,28 @@ struct LoadRun {
     /// The handler list, given the recorder the breaker reports its transitions to.
     var handlers: (LoadRecorder) -> [any RecoverableErrorHandler]
     var limits: RequestLimits
+    /// How each call is hedged; `nil` for one attempt at a time.
+    var hedging: HedgingPolicy?
 
     /// Makes every call of the schedule and reports them, showing progress on `progress` meanwhile.
     func perform(showingProgress progress: ProgressLine) async throws -> LoadReport {
         let recorder = LoadRecorder(pipelineStart: TimeSource.system.now())
-        // A connection per call in flight: with fewer, calls would queue in libcurl for a
-        // connection and the latencies would measure that queue, not the server.
+        // A connection per attempt in flight (a call and its hedges): with fewer, attempts would
+        // queue in libcurl for a connection and the latencies would measure that queue, not the server.
+        let connections = schedule.workers * (1 + (hedging?.maxHedges ?? 0))
         let transport = CurlTransport(
             configuration: .init(
-                maxCachedConnections: max(CurlTransport.Configuration().maxCachedConnections, schedule.workers),
-                maxConnectionsPerHost: max(CurlTransport.Configuration().maxConnectionsPerHost, schedule.workers)
+                maxCachedConnections: max(CurlTransport.Configuration().maxCachedConnections, connections),
+                maxConnectionsPerHost: max(CurlTransport.Configuration().maxConnectionsPerHost, connections)
             ))
         defer { transport.shutdown() }
         let api = try APIDataManager(
             baseURL: target.baseURL, transport: transport, handlers: handlers(recorder), limits: limits,
             monitor: recorder)
-        let endpoint = Endpoint<TransportResponse, FetchErrorCode>(
+        var configured = Endpoint<TransportResponse, FetchErrorCode>(
             raw: .get, target.pathAndQuery, errorCode: .requestFailed)
+        configured.options.hedging = hedging
+        let endpoint = configured
         let schedule = schedule
         let clock = ContinuousClock()
         await withTaskGroup(of: Bool.self) { group in

@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct LoadCommandTests {
     static let reportKeys: Set<String> = [
-        "calls", "succeeded", "failed", "attempts", "amplification", "fastFailed", "failuresByChain",
+        "calls", "succeeded", "failed", "attempts", "amplification", "hedges", "fastFailed", "failuresByChain",
         "breakerTransitions", "latencySeconds", "elapsedSeconds",
     ]
 
@@ -27,6 +27,7 @@ struct LoadCommandTests {
             #expect(ReboundCLITests.int(report["failed"]) == 0)
             #expect(ReboundCLITests.int(report["attempts"]) == 25)
             #expect(ReboundCLITests.double(report["amplification"]) == 1)
+            #expect(ReboundCLITests.int(report["hedges"]) == 0)
             #expect(Self.counts(report["fastFailed"]) == ["breaker": 0, "rateLimit": 0, "bulkhead": 0])
             #expect((Self.counts(report["failuresByChain"]))?.isEmpty == true)
             #expect((report["breakerTransitions"] as? [Any])?.isEmpty == true)
@@ -97,6 +98,34 @@ struct LoadCommandTests {
             #expect(ReboundCLITests.double(report["amplification"]) == Double(attempts) / Double(calls))
             let failed = try #require(ReboundCLITests.int(report["failed"]))
             #expect(result.status == (failed == 0 ? 0 : 1))
+        }
+    }
+
+    /// Every fifth answer stalls for 2 s: with --hedge-after the calls that meet one are hedged,
+    /// and every hedge is an attempt the server received (no call fails, so none is retried).
+    @Test func hedgeAfterHedgesTheStalledCallsAndCountsTheHedges() async throws {
+        let served = ReboundCLITests.Guarded(0)
+        let route = LoopbackRoute("GET", "/tail") { _ in
+            let number = served.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            return number % 5 == 1 ? .delayed(.seconds(2), .text("late")) : .text("ok")
+        }
+        try await withServer([route]) { server in
+            let result = try await Self.rebound([
+                "load", "--json", "--concurrency", "8", "--requests", "40", "--hedge-after", "0.2", server.url("/tail"),
+            ])
+
+            #expect(result.status == 0, "stderr:\n\(result.stderrText)")
+            let report = try ReboundCLITests.object(result.stdout)
+            let attempts = try #require(ReboundCLITests.int(report["attempts"]))
+            let hedges = try #require(ReboundCLITests.int(report["hedges"]))
+            #expect(ReboundCLITests.int(report["succeeded"]) == 40)
+            // The first answer stalls 2 s, ten times the delay: at least that call was hedged.
+            #expect(hedges >= 1 && hedges <= 40)
+            #expect(attempts == 40 + hedges)
+            #expect(attempts == server.requests(to: "/tail"))
         }
     }
 
@@ -189,8 +218,9 @@ struct LoadCommandTests {
         (["load", "--deadline", "0", "http://127.0.0.1:1/"], "--deadline"),
         (["load", "ftp://example.com/file"], "only http and https"),
         (["load", "http://user:secret@example.com/"], "carries credentials"),
-        // Hedging is not built yet: the option does not exist.
-        (["load", "--hedge-after=0.1", "http://127.0.0.1:1/"], "Unknown option '--hedge-after'"),
+        (["load", "--hedge-after", "0", "http://127.0.0.1:1/"], "--hedge-after must be"),
+        (["load", "--hedge-after", "61", "http://127.0.0.1:1/"], "--hedge-after must be"),
+        (["load", "--hedge-after", "nan", "http://127.0.0.1:1/"], "--hedge-after must be"),
     ])
     func invalidArgumentsExitWith64AndSayWhy(arguments: [String], explanation: String) async throws {
         let result = try await Self.rebound(arguments)
