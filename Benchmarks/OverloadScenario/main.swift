@@ -3,6 +3,7 @@
 //
 //   swift run -c release overload-scenario storm [--allowed 100] [--seconds 10] [--workers 16] [--bare]
 //   swift run -c release overload-scenario outage [--rate 200] [--outage 10] [--before 2] [--after 15]
+//   swift run -c release overload-scenario tail [--rate 200] [--seconds 20] [--stall-percent 5] [--stall-ms 1000] [--hedge-ms 100] [--seed 1]
 //
 // `storm`: the backend accepts `allowed` requests a second and answers the others 429 with the
 // IETF draft's RateLimit fields (none with `--bare`). `workers` calls are kept in flight for `seconds` (closed loop),
@@ -16,6 +17,12 @@
 // client: the attempts per second that reached the backend during the outage, attempts ÷ calls
 // during it, and how long after the backend recovered the first request reached it, against the
 // break the breaker was in when it recovered.
+//
+// `tail`: calls start at a fixed `rate` a second (open loop) for `seconds`; the backend holds
+// `stall-percent` % of its answers (drawn from its generator seeded with `seed`) for `stall-ms`.
+// Through BackendTemporaryErrorHandler alone, then with the endpoint hedged after `hedge-ms`
+// (HedgingPolicy, one hedge). One row per client: calls, attempts the backend received and how
+// many more than calls, the answers it held, and the calls' latency percentiles.
 
 import Foundation
 import HTTPTypes
@@ -27,6 +34,7 @@ struct Options {
     enum Scenario: String {
         case storm
         case outage
+        case tail
     }
 
     var scenario = Scenario.storm
@@ -39,11 +47,16 @@ struct Options {
     var outage = 10
     var before = 2
     var after = 15
+    var stallPercent = 5
+    var stallMilliseconds = 1_000
+    var hedgeMilliseconds = 100
+    var seed: UInt64 = 1
 
     init(_ arguments: [String]) throws {
         var rest = arguments[...]
         guard let name = rest.popFirst(), let scenario = Scenario(rawValue: name) else { throw Usage() }
         self.scenario = scenario
+        if scenario == .tail { seconds = 20 }
         while let flag = rest.popFirst() {
             if flag == "--bare", scenario == .storm {
                 bare = true
@@ -58,6 +71,12 @@ struct Options {
             case (.outage, "--outage"): outage = min(value, 600)
             case (.outage, "--before"): before = min(value, 600)
             case (.outage, "--after"): after = min(value, 600)
+            case (.tail, "--rate"): rate = min(value, 1_000)
+            case (.tail, "--seconds"): seconds = min(value, 600)
+            case (.tail, "--stall-percent"): stallPercent = min(value, 100)
+            case (.tail, "--stall-ms"): stallMilliseconds = min(value, 60_000)
+            case (.tail, "--hedge-ms"): hedgeMilliseconds = min(value, 60_000)
+            case (.tail, "--seed"): seed = UInt64(value)
             default: throw Usage()
             }
         }
@@ -68,6 +87,8 @@ struct Options {
             """
             usage: overload-scenario storm [--allowed N] [--seconds N (≤ 600)] [--workers N (≤ 1,000)] [--bare]
                    overload-scenario outage [--rate N (≤ 1,000)] [--outage S] [--before S] [--after S] (each ≤ 600)
+                   overload-scenario tail [--rate N (≤ 1,000)] [--seconds S (≤ 600)] [--stall-percent P]
+                                          [--stall-ms MS] [--hedge-ms MS] [--seed N]
             """
         }
     }
@@ -167,4 +188,6 @@ case .storm:
     }
 case .outage:
     try await OutageScenario(options).run()
+case .tail:
+    try await SlowTailScenario(options).run()
 }
