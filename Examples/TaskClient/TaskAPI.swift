@@ -67,8 +67,12 @@ struct TaskAPI: Sendable {
                 errorCode: TaskAPIErrorCode.submitAnswerFailed))
     }
 
+    /// Hedged: a profile that has not come after half a second is asked for again beside the
+    /// first request, and the first answer wins (a GET may be sent twice).
     func profile() async throws(TaskAPIError) -> Profile {
-        try await manager.send(.get("/v1/profile", returning: Profile.self, errorCode: TaskAPIErrorCode.profileFailed))
+        try await manager.send(
+            Endpoint.get("/v1/profile", returning: Profile.self, errorCode: TaskAPIErrorCode.profileFailed)
+                .hedged(HedgingPolicy(delay: .fixed(.milliseconds(500)))))
     }
 
     /// Sent by the captcha handler itself, so it skips that handler, and the breaker and the

@@ -20,7 +20,8 @@ struct TaskClientCommand: AsyncParsableCommand {
 
             Each step meets one kind of failure on cue (an expired token, an outage, rate limiting, \
             a dropped connection, a captcha, a validation error, broken data, a long outage that \
-            opens the circuit breaker, a 429 storm that the adaptive rate limiter absorbs); the log \
+            opens the circuit breaker, a 429 storm that the adaptive rate limiter absorbs, a slow \
+            answer hedged); the log \
             shows every attempt and handler decision, and the result shows what a person would see.
 
             The captcha is answered at a prompt when standard input is a terminal; otherwise with \

@@ -73,12 +73,20 @@ struct Walkthrough {
             "opened \(try await interactor.openTask(4).title)"
         }
 
+        // A slow answer: the profile is hedged, so a second request goes out after half a second
+        // without an answer; it wins, and the stalled one is cancelled. (Before the long outage,
+        // which spends the retry budget: hedges go out only while it holds more than half.)
+        try await control.fail("GET", "/v1/profile", with: "slow-5000")
+        surprises += await step(11, "Open the profile when the backend's first answer is slow", expect: .success) {
+            "balance \(try await interactor.loadProfile().balance)"
+        }
+
         // A long outage: after enough failures the circuit breaker opens, and the app tells the
         // person when to come back instead of sending more requests to a service that is down.
         try await control.fail("GET", "/v1/tasks", with: "temporary-503", times: 1_000)
         var circuitOpen: CircuitOpen?
         surprises += await step(
-            11, "Reload the task list during a long outage, until the app stops trying", expect: .recoverable
+            12, "Reload the task list during a long outage, until the app stops trying", expect: .recoverable
         ) {
             var reload = 1
             while true {
@@ -94,7 +102,7 @@ struct Walkthrough {
         }
 
         try await control.clearFailures()
-        surprises += await step(12, "Reload when the app said to, once the service is back", expect: .success) {
+        surprises += await step(13, "Reload when the app said to, once the service is back", expect: .success) {
             // The person waits as long as they were told; then one probe goes through, and its
             // success closes the circuit.
             try await Task.sleep(for: circuitOpen?.retryAfter ?? .zero)
@@ -104,7 +112,7 @@ struct Walkthrough {
         // A 429 storm: the adaptive rate limiter holds every retry until the server's Retry-After,
         // without charging the retry budget, so all seven calls get through.
         try await control.fail("GET", "/v1/tasks/{id}", with: "rate-limited-retry-after-1", times: 5)
-        surprises += await step(13, "Open all seven tasks at once while the backend throttles", expect: .success) {
+        surprises += await step(14, "Open all seven tasks at once while the backend throttles", expect: .success) {
             let titles = try await withThrowingTaskGroup(of: String.self) { group in
                 for id in 1...7 { group.addTask { try await interactor.openTask(id).title } }
                 return try await group.reduce(into: [String]()) { $0.append($1) }

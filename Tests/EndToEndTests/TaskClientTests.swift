@@ -12,9 +12,10 @@ import Testing
         "7. Submit an answer when the connection drops after the server took it",
         "8. Submit an answer when the backend wants a captcha", "9. Submit an empty answer",
         "10. Open a task whose data arrives broken",
-        "11. Reload the task list during a long outage, until the app stops trying",
-        "12. Reload when the app said to, once the service is back",
-        "13. Open all seven tasks at once while the backend throttles",
+        "11. Open the profile when the backend's first answer is slow",
+        "12. Reload the task list during a long outage, until the app stops trying",
+        "13. Reload when the app said to, once the service is back",
+        "14. Open all seven tasks at once while the backend throttles",
     ]
 
     @Test func theWholeSessionRunsUnattendedAndExitsZero() async throws {
@@ -57,6 +58,9 @@ import Testing
         // The 429 storm: every throttled call waits for the limiter, none fails.
         #expect(output.contains("✓ opened 7 tasks"))
         #expect(output.contains("rate-limited 6"))
+        // The slow answer: a hedge after 0.5 s wins, and the stalled attempt is abandoned.
+        #expect(output.contains("GET /v1/profile attempt 2 — hedging"))
+        #expect(output.contains("GET /v1/profile attempt 1 — attempt abandoned"))
         // The dropped connection was retried with the same Idempotency-Key and applied once.
         #expect(output.contains("duplicateSubmissions: 1"))
         #expect(output.contains("answersApplied: 3"))
