@@ -184,7 +184,9 @@ public final class APIDataManager: Sendable {
     ///   - endpoint: The call.
     ///   - fileID: Where the call is made; leave the default. The caller's error records it.
     ///   - line: Where the call is made; leave the default.
-    /// - Returns: The decoded response.
+    /// - Returns: The decoded response; for an endpoint that opted in to stale answers
+    ///   (``EndpointOptions/staleIfError``), possibly an earlier one given in place of a failure
+    ///   (``response(for:fileID:line:)`` says so).
     /// - Throws: The caller's API error, `LayerError(endpoint.errorCode, cause: failure)`, carrying
     ///   the ``AttemptHistory``. The cause is the last attempt's failure, or a ``RecoveryError``
     ///   (retries exhausted, deadline exceeded, cancelled, or a handler's own failure) over it.
@@ -210,7 +212,8 @@ public final class APIDataManager: Sendable {
     ///   - endpoint: The call.
     ///   - fileID: Where the call is made; leave the default.
     ///   - line: Where the call is made; leave the default.
-    /// - Returns: The decoded value, the response it was read from, and every attempt.
+    /// - Returns: The decoded value, the response it was read from, and every attempt; for an
+    ///   earlier answer given in place of a failure, its ``APIResponse/staleness``.
     /// - Throws: As ``send(_:fileID:line:)``.
     @inlinable
     @concurrent
@@ -256,6 +259,16 @@ public final class APIDataManager: Sendable {
                 of: endpoint, cause: RecoveryError(.retriesExhausted), history: ending.history, fileID: fileID,
                 line: line, span: ending.span)
         case .failure(let cause):
+            if let stale = staleAnswer(for: request, failure: cause, history: ending.history),
+                let value = try? decode(stale.answer.response, with: endpoint, decoder: decoder)
+            {
+                let staleness = Staleness(age: stale.answer.age, handler: stale.handler, failure: cause)
+                answeredStale(
+                    request, errorCode: endpoint.errorCode, failure: cause, staleness: staleness,
+                    history: ending.history, span: ending.span)
+                return APIResponse(
+                    value: value, response: stale.answer.response, history: ending.history, staleness: staleness)
+            }
             throw failure(
                 of: endpoint, cause: cause, history: ending.history, fileID: fileID, line: line, span: ending.span)
         }
@@ -314,13 +327,18 @@ public struct APIResponse<Value: Sendable>: Sendable {
     public var value: Value
     /// The response the value was read from: its status, header fields and ``TransferInfo``.
     public var response: TransportResponse
-    /// Every attempt of the call, the successful one last.
+    /// Every attempt of the call: the successful one last, or, for a stale answer, the failed ones.
     public var history: AttemptHistory
+    /// Set when the call failed and a handler answered it with an earlier answer
+    /// (``StaleIfErrorHandler``): how old the value is, and the failure it stands in for; `nil`
+    /// for a fresh answer.
+    public var staleness: Staleness?
 
     @usableFromInline
-    init(value: Value, response: TransportResponse, history: [AttemptRecord]) {
+    init(value: Value, response: TransportResponse, history: [AttemptRecord], staleness: Staleness? = nil) {
         self.value = value
         self.response = response
         self.history = AttemptHistory(attempts: history)
+        self.staleness = staleness
     }
 }

@@ -8,6 +8,7 @@ import Metrics
 /// | `rebound_attempts_total` | `endpoint` (the endpoint's error-code name), `outcome` (`success`, `failure`) |
 /// | `rebound_recoveries_total` | `handler` |
 /// | `rebound_failures_total` | `chain` (the short chain) |
+/// | `rebound_stale_answers_total` | `handler`: calls that failed and were answered with an earlier answer |
 /// | `rebound_retry_delay_seconds` (a `Timer`) | none: the wait before each retry |
 /// | `http.client.request.duration` (a `Timer`: seconds) | `http.request.method`, `server.address`, `server.port`, `http.response.status_code`, `error.type` |
 ///
@@ -21,6 +22,7 @@ final class PipelineInstruments: Sendable {
         var attempts: [String: Counter] = [:]
         var recoveries: [String: Counter] = [:]
         var failures: [String: Counter] = [:]
+        var staleAnswers: [String: Counter] = [:]
         var durations: [DurationKey: Timer] = [:]
     }
 
@@ -67,6 +69,13 @@ final class PipelineInstruments: Sendable {
         guard isEnabled else { return }
         counter(\.recoveries, handler) {
             Counter(label: "rebound_recoveries_total", dimensions: [("handler", handler)], factory: factory)
+        }.increment()
+    }
+
+    func recordStaleAnswer(handler: String) {
+        guard isEnabled else { return }
+        counter(\.staleAnswers, handler) {
+            Counter(label: "rebound_stale_answers_total", dimensions: [("handler", handler)], factory: factory)
         }.increment()
     }
 

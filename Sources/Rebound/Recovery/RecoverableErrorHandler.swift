@@ -77,6 +77,22 @@ public import HTTPTypes
 /// The built-in handlers do so; any handler may. A synchronous hook must not block (no I/O, no
 /// waiting on other threads): nothing can leave it behind.
 ///
+/// ## Answering a failed call
+///
+/// When a call fails for good (no handler recovered, its attempts or its deadline are spent), the
+/// pipeline asks the handlers that list ``HandlerHooks/staleAnswer``, in order, for an earlier
+/// answer to give in its place: ``staleAnswer(for:)``. The first that has one wins: the call
+/// returns its value, decoded as a fresh answer would be, and ``APIResponse/staleness`` says how
+/// old it is and which failure it stands in for. ``StaleIfErrorHandler`` keeps such answers. A
+/// cancelled call is never answered so.
+///
+/// ```
+///  the call fails ─► staleAnswer (handlers with the hook, in order) ─► an answer that decodes ─► value (stale)
+///                                    │ none, or it does not decode
+///                                    ▼
+///                          throw APIError(endpoint.errorCode, cause: failure)
+/// ```
+///
 /// The hooks run on the caller's executor (`nonisolated(nonsending)`): the caller is
 /// ``APIDataManager``, which never runs on its own caller's actor, so they start on the global
 /// executor (or on the task's preferred executor, such as the transport's loop under
@@ -135,6 +151,17 @@ public protocol RecoverableErrorHandler: Sendable {
     /// The default does nothing.
     func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext)
 
+    /// An earlier answer to give in place of a call's failure, without suspending; called when
+    /// the call failed for good and ``hooks`` holds ``HandlerHooks/staleAnswer``. The default has
+    /// none.
+    ///
+    /// It must not block: it runs after the call's deadline may have passed.
+    ///
+    /// - Parameter call: The failed call: its request, options, failure and attempts.
+    /// - Returns: The answer and its age, or `nil` to leave the failure as it is (or to the next
+    ///   handler with the hook).
+    func staleAnswer(for call: FailedCall) -> StaleAnswer?
+
     /// The short form of ``prepare(_:context:)``, for handlers that need no context; the default
     /// leaves the request unchanged.
     nonisolated(nonsending) func prepare(_ request: inout HTTPRequest) async throws
@@ -170,6 +197,8 @@ public struct HandlerHooks: OptionSet, Sendable, Hashable {
     /// ``RecoverableErrorHandler/attemptDidEndSynchronously(_:context:)``, called inline in place
     /// of `attemptDidEnd(_:context:)`.
     public static let attemptDidEndSynchronously = HandlerHooks(rawValue: 1 << 3)
+    /// ``RecoverableErrorHandler/staleAnswer(for:)``, asked when a call failed for good.
+    public static let staleAnswer = HandlerHooks(rawValue: 1 << 4)
     /// Both asynchronous hooks: the default.
     public static let all: HandlerHooks = [.prepare, .attemptDidEnd]
 }
@@ -192,6 +221,8 @@ extension RecoverableErrorHandler {
     }
 
     public func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext) {}
+
+    public func staleAnswer(for call: FailedCall) -> StaleAnswer? { nil }
 
     public nonisolated(nonsending) func attemptDidSucceed(_ request: HTTPRequest) async {}
 
