@@ -31,6 +31,7 @@ struct ConsoleLogHandler: LogHandler {
         line += " — \(event.message)"
         if let handler = field("handler") { line += " by \(handler)" }
         if let delay = field("delay"), delay != "0.000 s" { line += ", waiting \(delay)" }
+        if let age = field("age") { line += ", \(age) old" }
         Console.write(line)
     }
 

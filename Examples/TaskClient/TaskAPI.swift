@@ -68,11 +68,14 @@ struct TaskAPI: Sendable {
     }
 
     /// Hedged: a profile that has not come after half a second is asked for again beside the
-    /// first request, and the first answer wins (a GET may be sent twice).
-    func profile() async throws(TaskAPIError) -> Profile {
-        try await manager.send(
-            Endpoint.get("/v1/profile", returning: Profile.self, errorCode: TaskAPIErrorCode.profileFailed)
-                .hedged(HedgingPolicy(delay: .fixed(.milliseconds(500)))))
+    /// first request, and the first answer wins (a GET may be sent twice). While the backend is
+    /// down, the last profile seen in the past ten minutes, marked stale with its age
+    /// (``APIResponse/staleness``).
+    func profile() async throws(TaskAPIError) -> APIResponse<Profile> {
+        try await manager.response(
+            for: .get("/v1/profile", returning: Profile.self, errorCode: TaskAPIErrorCode.profileFailed)
+                .hedged(HedgingPolicy(delay: .fixed(.milliseconds(500))))
+                .staleIfError(upTo: .seconds(600)))
     }
 
     /// Sent by the captcha handler itself, so it skips that handler, and the breaker and the

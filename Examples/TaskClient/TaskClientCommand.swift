@@ -21,7 +21,7 @@ struct TaskClientCommand: AsyncParsableCommand {
             Each step meets one kind of failure on cue (an expired token, an outage, rate limiting, \
             a dropped connection, a captcha, a validation error, broken data, a long outage that \
             opens the circuit breaker, a 429 storm that the adaptive rate limiter absorbs, a slow \
-            answer hedged); the log \
+            answer hedged, the last profile shown while the backend is down); the log \
             shows every attempt and handler decision, and the result shows what a person would see.
 
             The captcha is answered at a prompt when standard input is a terminal; otherwise with \
@@ -131,13 +131,18 @@ struct TaskClientCommand: AsyncParsableCommand {
             configuration: .init(breakDuration: .seconds(1)), random: SeededRandom(seed: seed), logger: logger,
             metricsFactory: telemetry.metricsFactory)
         let limiter = AdaptiveRateLimitHandler(metricsFactory: telemetry.metricsFactory)
+        // The last good answers of the endpoints that opt in, per signed-in person, for when the
+        // backend is down.
+        let user = SignedInUser()
+        let stale = StaleIfErrorHandler(scope: { user.current })
         let built = TaskAPI(
             manager: try APIDataManager(
-                baseURL: baseURL, transport: transport, handlers: [breaker, limiter, temporary, auth, captcha],
+                baseURL: baseURL, transport: transport,
+                handlers: [breaker, limiter, temporary, auth, captcha, stale],
                 logger: logger,
                 metricsFactory: telemetry.metricsFactory, tracer: telemetry.tracer))
         api.set(built)
-        return TaskInteractor(api: built, credentials: credentials)
+        return TaskInteractor(api: built, credentials: credentials, user: user)
     }
 }
 

@@ -1,11 +1,14 @@
 import Foundation
 import Rebound
+import Synchronization
 
 /// The business layer: use cases over the API, each failing with its own code and the API's
 /// error as the cause. `do`/`catch` stays out of it: `wrap` converts at the boundary.
 struct TaskInteractor: Sendable {
     let api: TaskAPI
     let credentials: any CredentialStore
+    /// Who is signed in: the scope of the answers kept for when the backend is down.
+    let user: SignedInUser
 
     func signIn(username: String, password: String) async throws(InteractorError) {
         let tokens = try await InteractorError.wrap(.signIn) {
@@ -18,6 +21,7 @@ struct TaskInteractor: Sendable {
                 expiresAt: Date().addingTimeInterval(TimeInterval(tokens.expiresIn))
             )
         )
+        user.signedIn(as: username)
     }
 
     func loadTasks() async throws(InteractorError) -> [TaskAPI.TaskItem] {
@@ -34,7 +38,18 @@ struct TaskInteractor: Sendable {
         }
     }
 
-    func loadProfile() async throws(InteractorError) -> TaskAPI.Profile {
+    func loadProfile() async throws(InteractorError) -> APIResponse<TaskAPI.Profile> {
         try await InteractorError.wrap(.loadProfile) { try await api.profile() }
+    }
+}
+
+/// The signed-in person's name, as the stale answers' scope: one person never gets another's.
+final class SignedInUser: Sendable {
+    private let name = Mutex<String?>(nil)
+
+    var current: String? { name.withLock { $0 } }
+
+    func signedIn(as username: String) {
+        name.withLock { $0 = username }
     }
 }

@@ -35,7 +35,7 @@ struct Walkthrough {
 
         try await control.advanceClock(seconds: 301)
         surprises += await step(4, "Open the profile after the access token expired", expect: .success) {
-            let profile = try await interactor.loadProfile()
+            let profile = try await interactor.loadProfile().value
             return "\(profile.username): \(profile.answers) answer(s), balance \(profile.balance)"
         }
 
@@ -47,7 +47,7 @@ struct Walkthrough {
 
         try await control.fail("GET", "/v1/profile", with: "rate-limited-retry-after-1")
         surprises += await step(6, "Open the profile while rate limited", expect: .success) {
-            "balance \(try await interactor.loadProfile().balance)"
+            "balance \(try await interactor.loadProfile().value.balance)"
         }
 
         try await control.fail("POST", "/v1/tasks/*/answers", with: "close-mid-body")
@@ -78,7 +78,7 @@ struct Walkthrough {
         // which spends the retry budget: hedges go out only while it holds more than half.)
         try await control.fail("GET", "/v1/profile", with: "slow-5000")
         surprises += await step(11, "Open the profile when the backend's first answer is slow", expect: .success) {
-            "balance \(try await interactor.loadProfile().balance)"
+            "balance \(try await interactor.loadProfile().value.balance)"
         }
 
         // A long outage: after enough failures the circuit breaker opens, and the app tells the
@@ -119,6 +119,21 @@ struct Walkthrough {
             }
             return "opened \(titles.count) tasks"
         }
+
+        // The backend is down again: the profile, which opts in to stale answers, shows as it was
+        // last seen, with its age, instead of an error.
+        try await control.fail("GET", "/v1/profile", with: "temporary-503", times: 10)
+        surprises += await step(15, "Open the profile while the backend is down", expect: .success) {
+            let answer = try await interactor.loadProfile()
+            var shown = "\(answer.value.username): balance \(answer.value.balance)"
+            if let staleness = answer.staleness {
+                let (seconds, attoseconds) = staleness.age.components
+                let age = String(format: "%.1f", Double(seconds) + Double(attoseconds) / 1e18)
+                shown += ", as last seen \(age) s ago (the backend failed: \(staleness.failure.shortChain))"
+            }
+            return shown
+        }
+        try await control.clearFailures()
 
         let stats = try await control.stats()
         Console.write("\nWhat the backend saw")

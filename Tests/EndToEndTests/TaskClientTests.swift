@@ -16,6 +16,7 @@ import Testing
         "12. Reload the task list during a long outage, until the app stops trying",
         "13. Reload when the app said to, once the service is back",
         "14. Open all seven tasks at once while the backend throttles",
+        "15. Open the profile while the backend is down",
     ]
 
     @Test func theWholeSessionRunsUnattendedAndExitsZero() async throws {
@@ -61,6 +62,16 @@ import Testing
         // The slow answer: a hedge after 0.5 s wins, and the stalled attempt is abandoned.
         #expect(output.contains("GET /v1/profile attempt 2 — hedging"))
         #expect(output.contains("GET /v1/profile attempt 1 — attempt abandoned"))
+        // The backend down again: the profile as last seen, with its age, logged with its chain.
+        #expect(
+            output.range(
+                of:
+                    #"GET /v1/profile: AP\d+(-RE\d+)?-BE41-HT503 — request failed, answered stale by StaleIfErrorHandler, \d+\.\d{3} s old\n"#,
+                options: .regularExpression) != nil)
+        #expect(
+            output.range(
+                of: #"✓ alice: balance [\d.]+, as last seen \d+\.\d s ago \(the backend failed: (RE\d+-)?BE41-HT503\)"#,
+                options: .regularExpression) != nil)
         // The dropped connection was retried with the same Idempotency-Key and applied once.
         #expect(output.contains("duplicateSubmissions: 1"))
         #expect(output.contains("answersApplied: 3"))
