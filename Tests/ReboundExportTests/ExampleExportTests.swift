@@ -31,7 +31,7 @@
             let byStep = Dictionary(
                 reports.map { ($0.attributes?["rebound.context.step"] ?? "", $0) }, uniquingKeysWith: { $1 })
             #expect(reports.count == 3)
-            #expect(Set(byStep.keys) == ["9", "10", "11"])
+            #expect(Set(byStep.keys) == ["9", "10", "12"])
             let broken = try #require(byStep["10"])
             #expect(broken.body == "non-fatal US12-IN3-AP4-JS5-DE4")
             #expect(broken.severityNumber == 17)  // ERROR
@@ -39,7 +39,7 @@
             #expect(broken.attributes?["rebound.kind"] == "occurrence")
             #expect(broken.attributes?["rebound.build"] == "1.0.0 (example)")
             #expect(broken.resource?["service.name"] == "task-client")
-            #expect(byStep["11"]?.attributes?["rebound.chain"] == "US4-IN2-AP3-RE50")
+            #expect(byStep["12"]?.attributes?["rebound.chain"] == "US4-IN2-AP3-RE50")
 
             // The overload handlers' gauges: the circuit, closed again by the end of the session,
             // and the rate of the bucket that limits from the first 429 on.
