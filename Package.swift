@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "ReboundCLI",
             dependencies: [
-                "Rebound", "ReboundCurl", "ReboundReportAnalysis",
+                "Rebound", "ReboundCurl", "ReboundReportAnalysis", "CommandLineWidth",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -136,11 +136,14 @@ let package = Package(
             name: "ReboundTool",
             dependencies: ["ReboundCLI"]
         ),
+        // The width the command-line tools wrap their help and messages to, never too narrow for
+        // ArgumentParser.
+        .target(name: "CommandLineWidth"),
         // The mock backend as a standalone server.
         .executableTarget(
             name: "MockBackendServer",
             dependencies: [
-                "ReboundMockBackend", "ReboundMarketplace",
+                "ReboundMockBackend", "ReboundMarketplace", "CommandLineWidth",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -149,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "TaskClient",
             dependencies: [
-                "Rebound", "ReboundCurl", "ReboundMarketplace", "ReboundPrometheus", "ReboundOTel",
+                "Rebound", "ReboundCurl", "ReboundMarketplace", "ReboundPrometheus", "ReboundOTel", "CommandLineWidth",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -244,7 +247,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "ReboundTool", "ReboundCLI", "MockBackendServer", "TaskClient", "ReboundMockBackend", "TestSupport",
+                "ReboundTool", "ReboundCLI", "CommandLineWidth", "MockBackendServer", "TaskClient",
+                "ReboundMockBackend", "TestSupport",
                 // The crash test runs `reliability record-reports` and reads the file it wrote.
                 "Reliability", "Rebound", "ReboundReportAnalysis",
                 // To parse the commands' options in process, as well as running the binaries.

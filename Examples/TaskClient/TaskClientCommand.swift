@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineWidth
 import Foundation
 import Logging
 import Rebound
@@ -10,6 +11,13 @@ import Synchronization
 /// explaining what it can't.
 @main
 struct TaskClientCommand: AsyncParsableCommand {
+    /// Runs the command with help and messages wrapped to a width ArgumentParser has room for,
+    /// however narrow `COLUMNS` or the terminal is.
+    static func main() async {
+        MessageWidth.applyToEnvironment()
+        await main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "task-client",
         abstract: "Walks a session against the task marketplace, recovering from failures on the way.",

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineWidth
 import Foundation
 import NIOCore
 import ReboundMarketplace
@@ -11,6 +12,13 @@ import ReboundMockBackend
 /// line to learn the port when they ask for an ephemeral one (`--port 0`).
 @main
 struct MockBackendCommand: AsyncParsableCommand {
+    /// Runs the command with help and messages wrapped to a width ArgumentParser has room for,
+    /// however narrow `COLUMNS` or the terminal is.
+    static func main() async {
+        MessageWidth.applyToEnvironment()
+        await main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "mock-backend",
         abstract: "Serve the task-marketplace mock API on loopback, with failures on demand.",

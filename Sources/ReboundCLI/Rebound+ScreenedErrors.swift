@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineWidth
 import Rebound
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Rebound
 extension Rebound {
     /// Runs the tool as ArgumentParser's own `main()` does, except that the message of an error
     /// shows the arguments it quotes screened, and help and messages are wrapped to a width with
-    /// room for them (``MessageWidth``).
+    /// room for them (`MessageWidth`).
     ///
     /// ArgumentParser quotes a misplaced argument as given (`Unexpected argument '…'`, `The value
     /// '…' is invalid for '--deadline <seconds>'`), and the argument may be a URL that carries a
@@ -19,8 +20,7 @@ extension Rebound {
         let arguments = Array(CommandLine.arguments.dropFirst())
         // ArgumentParser reads `COLUMNS` wherever it wraps text, `exitCode(for:)` included: the
         // tool gives it a width with room, its own process's setting.
-        let width = MessageWidth.current
-        setenv("COLUMNS", String(width), 1)
+        let width = MessageWidth.applyToEnvironment()
         do {
             var command = try parseAsRoot(arguments)
             if var command = command as? any AsyncParsableCommand {

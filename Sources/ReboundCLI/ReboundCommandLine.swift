@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineWidth
 
 /// The `rebound` tool's command line, for its executable and for the fuzz target
 /// `cli-arguments`, which parses command lines in process.

@@ -101,4 +101,13 @@ import Testing
         #expect(stats.stdoutText.contains(#""requestsPerRoute":{"GET /v1/tasks":1}"#))
         #expect(stats.stdoutText.contains(#""requestsToUntrackedRoutes":2"#))
     }
+
+    /// Below 27 columns ArgumentParser stopped on an assertion (status 132): help is whole however
+    /// narrow `COLUMNS` says the terminal is.
+    @Test(arguments: ["0", "-9223372036854775808"])
+    func helpIsWholeHoweverNarrowCOLUMNSIs(columns: String) async throws {
+        let result = try await ExecutableRunner.run("mock-backend", ["--help"], environment: ["COLUMNS": columns])
+        #expect(result.status == 0, "stderr:\n\(result.stderrText)")
+        #expect(result.stdoutText.contains("OVERVIEW: "), "stdout:\n\(result.stdoutText)")
+    }
 }

@@ -1,3 +1,4 @@
+import CommandLineWidth
 import Testing
 
 @testable import ReboundCLI

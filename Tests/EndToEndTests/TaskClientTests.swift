@@ -122,6 +122,15 @@ import Testing
         #expect(result.stdoutText.contains("task-client --backend http://127.0.0.1:8080"))
         #expect(result.stdoutText.contains("< /dev/null"))
     }
+
+    /// Below 27 columns ArgumentParser stopped on an assertion (status 132): help is whole however
+    /// narrow `COLUMNS` says the terminal is.
+    @Test(arguments: ["0", "-9223372036854775808"])
+    func helpIsWholeHoweverNarrowCOLUMNSIs(columns: String) async throws {
+        let result = try await ExecutableRunner.run("task-client", ["--help"], environment: ["COLUMNS": columns])
+        #expect(result.status == 0, "stderr:\n\(result.stderrText)")
+        #expect(result.stdoutText.contains("OVERVIEW: "), "stdout:\n\(result.stdoutText)")
+    }
 }
 
 /// The built `mock-backend`, started on an ephemeral port for one test.
