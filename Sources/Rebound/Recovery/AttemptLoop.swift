@@ -193,13 +193,10 @@ struct AttemptLoop {
         guard let index = index(of: id, in: .sending) else { return }
         attempts[index].phase = .ended
         record(attempts[index], status: status, chain: nil, now: now)
+        // The losers' transfers go before the winner's handlers hear of it, which may take time.
+        let losers = cancelOthers()
         emit(.report(id, .succeeded))
-        for other in attempts.indices where attempts[other].phase == .preparing || attempts[other].phase == .sending {
-            let loser = attempts[other].id
-            attempts[other].phase = .ended
-            emit(.cancel(loser))
-            emit(.report(loser, .abandoned))
-        }
+        for loser in losers { emit(.report(loser, .abandoned)) }
         finish(.success(id))
     }
 
@@ -242,19 +239,21 @@ struct AttemptLoop {
         switch decision {
         case .none:
             emit(.report(id, .failed(record: recordIndex)))
-            endUnlessInFlight(cause: error)
+            endAbandoningOthers(cause: error)
         case .handlerFailed(let failure):
             emit(.report(id, .failed(record: recordIndex)))
-            endUnlessInFlight(cause: failure)
+            endAbandoningOthers(cause: failure)
         case .retry(let handler, let delay):
             let left = deadline - now
+            // A hedged call sends its next attempt at once, whatever wait the handler asked for.
+            let wait = hedgeDelay != nil || inFlight > 0 ? .zero : delay
             // Waiting up to the deadline itself would leave no time to send again.
-            guard delay < left else {
+            guard wait < left else {
                 emit(.report(id, .failed(record: recordIndex)))
                 endUnlessInFlight(
                     cause: RecoveryError(
                         .deadlineExceeded, cause: error,
-                        reason: "Waiting \(delay) to retry would pass the deadline (\(left) left)."))
+                        reason: "Waiting \(wait) to retry would pass the deadline (\(left) left)."))
                 return
             }
             history[recordIndex].handler = handler
@@ -351,6 +350,24 @@ struct AttemptLoop {
 
     private mutating func endUnlessInFlight(cause: any Error) {
         if inFlight == 0 { finish(.failure(cause: cause)) }
+    }
+
+    /// Ends the call with a failure no handler retries: as gRPC does with a fatal status, the
+    /// hedges still out cannot change the outcome, so they are abandoned rather than waited for.
+    private mutating func endAbandoningOthers(cause: any Error) {
+        for loser in cancelOthers() { emit(.report(loser, .abandoned)) }
+        finish(.failure(cause: cause))
+    }
+
+    /// Cancels every attempt still being prepared or sent, and returns them, oldest first.
+    private mutating func cancelOthers() -> [AttemptID] {
+        var cancelled: [AttemptID] = []
+        for index in attempts.indices where attempts[index].phase == .preparing || attempts[index].phase == .sending {
+            attempts[index].phase = .ended
+            emit(.cancel(attempts[index].id))
+            cancelled.append(attempts[index].id)
+        }
+        return cancelled
     }
 
     private mutating func cancelAll(cause: any Error) {

@@ -40,6 +40,51 @@ import Testing
         #expect(loop.inFlight == 3)
     }
 
+    @Test func theWinnersReportWaitsUntilEveryLosersTransferIsCancelled() {
+        var loop = AttemptLoop(
+            call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero, hedgeDelay: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.hedgeDue(now: .milliseconds(100))
+        loop.prepared(Self.id(2), now: .milliseconds(100))
+        // The winner's handlers may take their time hearing of it (an asynchronous hook): the
+        // loser's transfer is removed before they are asked, not after.
+        #expect(
+            loop.after { $0.succeeded(Self.id(1), status: 200, now: .milliseconds(120)) } == [
+                .cancel(2), .report(1, .succeeded), .report(2, .abandoned), .success(1),
+            ])
+    }
+
+    @Test func aFailureNoHandlerRetriesEndsAHedgedCallAtOnceAndAbandonsTheOthers() {
+        var loop = AttemptLoop(
+            call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero, hedgeDelay: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.hedgeDue(now: .milliseconds(100))
+        loop.prepared(Self.id(2), now: .milliseconds(100))
+        loop.failed(Self.id(2), error: Self.unavailable, status: 404, cancelled: false, now: .milliseconds(110))
+        // As gRPC does with a fatal status: the call ends with it, without waiting for the first.
+        #expect(
+            loop.after { $0.decided(Self.id(2), .none, now: .milliseconds(110)) } == [
+                .report(2, .failed(record: 0)), .cancel(1), .report(1, .abandoned),
+                .failure(ErrorChain(Self.unavailable).short),
+            ])
+        #expect(loop.inFlight == 0)
+    }
+
+    @Test func aHedgedRetryIsSentAtOnceSoAWaitBeyondTheDeadlineDoesNotEndTheCall() {
+        var loop = AttemptLoop(
+            call: 1, limits: RequestLimits(maxAttempts: 3, deadline: .seconds(5)), startedAt: .zero,
+            hedgeDelay: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(10))
+        // A Retry-After of 30 s is not waited on a hedged endpoint, so it cannot pass the deadline.
+        #expect(
+            loop.after { $0.decided(Self.id(1), .retry(handler: "H", delay: .seconds(30)), now: .milliseconds(10)) }
+                == [.report(1, .failed(record: 0)), .prepare(2)])
+    }
+
     @Test func withoutAHedgeDelayATimerStartsNothing() {
         var loop = AttemptLoop(call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero)
         loop.start(now: .zero)

@@ -232,7 +232,7 @@ import Testing
         // The second answers first: it wins, the first is cancelled and abandoned.
         #expect(
             loop.after { $0.succeeded(Self.id(2), status: 200, now: .milliseconds(130)) } == [
-                .report(2, .succeeded), .cancel(1), .report(1, .abandoned), .success(2),
+                .cancel(1), .report(2, .succeeded), .report(1, .abandoned), .success(2),
             ])
         // The loser's late answer changes nothing.
         #expect(loop.after { $0.succeeded(Self.id(1), status: 200, now: .milliseconds(150)) }.isEmpty)
