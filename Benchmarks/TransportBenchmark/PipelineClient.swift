@@ -13,7 +13,9 @@ import ReboundCurl
 /// The auth handler reads an ``InMemoryCredentialStore`` without an asynchronous call; with
 /// `PIPELINE_STORE=app` in the environment it reads a store of the app's own instead
 /// (``AppCredentialStore``), so its `prepare` is an asynchronous hook, which the pipeline races
-/// against the call's deadline.
+/// against the call's deadline. With `PIPELINE_HANDLERS=overload` a circuit breaker and an adaptive
+/// rate limiter go before the three, with their defaults, as docs/resilience.md orders them: what
+/// overload protection costs a call that succeeds.
 struct PipelineClient: BenchmarkClient {
     /// Which credential store the auth handler reads.
     enum Store: String {
@@ -27,6 +29,11 @@ struct PipelineClient: BenchmarkClient {
             guard let name = ProcessInfo.processInfo.environment["PIPELINE_STORE"] else { return .memory }
             return Store(rawValue: name)
         }
+    }
+
+    /// `PIPELINE_HANDLERS` from the environment: whether the breaker and the limiter go first.
+    static var withOverloadProtection: Bool {
+        ProcessInfo.processInfo.environment["PIPELINE_HANDLERS"] == "overload"
     }
 
     enum BenchmarkCode: Int, ErrorCode {
@@ -57,10 +64,12 @@ struct PipelineClient: BenchmarkClient {
             case .memory: memory
             case .app: AppCredentialStore(cache: memory)
             }
+        let overloadProtection: [any RecoverableErrorHandler] =
+            Self.withOverloadProtection ? [CircuitBreakerHandler(), AdaptiveRateLimitHandler()] : []
         api = try APIDataManager(
             baseURL: base,
             transport: transport,
-            handlers: [
+            handlers: overloadProtection + [
                 BackendTemporaryErrorHandler(),
                 AuthRefreshHandler(store: credentials) { _ in Credential(accessToken: "refreshed") },
                 CaptchaRequiredHandler(solve: { _ in "" }, verify: { _, _ in }),
