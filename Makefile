@@ -73,12 +73,17 @@ report-cost: setup
 test-otel: setup-tests
 	SWIFT=$(SWIFT) scripts/test.sh tests-otel --traits OTel --scratch-path .build-otel --filter ReboundExportTests
 
-## The whole suite under the address sanitizer, in a scratch path of its own. Leak detection is
+## The whole suite under the address sanitizer, in a scratch path of its own, the end-to-end tests
+## (which run the sanitized tools as processes, two cores' worth of work) after the rest, so that
+## their load does not stretch other tests' calls past their time limits. Leak detection is
 ## off and one report inside Foundation is suppressed (.asan-suppressions); docs/reliability.md
 ## says why.
 test-asan: setup-tests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan --skip FaultMatrixTests --skip CurlTransportScaleTests
+		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan --skip FaultMatrixTests --skip CurlTransportScaleTests \
+		--skip '^EndToEndTests\.'
+	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
+		scripts/test.sh end-to-end-asan --sanitize=address --scratch-path .build-asan --filter '^EndToEndTests\.'
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh scale-asan --sanitize=address --scratch-path .build-asan --filter CurlTransportScaleTests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
@@ -86,7 +91,10 @@ test-asan: setup-tests
 
 test-tsan: setup-tests
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan --skip FaultMatrixTests --skip CurlTransportScaleTests
+		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan --skip FaultMatrixTests --skip CurlTransportScaleTests \
+		--skip '^EndToEndTests\.'
+	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
+		scripts/test.sh end-to-end-tsan --sanitize=thread --scratch-path .build-tsan --filter '^EndToEndTests\.'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh scale-tsan --sanitize=thread --scratch-path .build-tsan --filter CurlTransportScaleTests
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
