@@ -11,6 +11,16 @@ import Testing
     static func id(_ attempt: Int) -> AttemptID { AttemptID(call: 1, attempt: attempt) }
     static let unavailable = AttemptLoopTests.unavailable
 
+    /// A hedged loop with attempt 1 (sent at 0) and its hedge, attempt 2 (sent at 100 ms), in flight.
+    static func twoInFlight() -> AttemptLoop {
+        var loop = AttemptLoopTests.loop(hedgeDelay: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(id(1), now: .zero)
+        loop.hedgeDue(now: .milliseconds(100))
+        loop.prepared(id(2), now: .milliseconds(100))
+        return loop
+    }
+
     @Test func aFailureThatWouldBeRetriedSendsTheNextHedgeAtOnceEvenWithNoneInFlight() {
         var loop = AttemptLoop(
             call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero, hedgeDelay: .milliseconds(100))
@@ -41,12 +51,7 @@ import Testing
     }
 
     @Test func theWinnersReportWaitsUntilEveryLosersTransferIsCancelled() {
-        var loop = AttemptLoop(
-            call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero, hedgeDelay: .milliseconds(100))
-        loop.start(now: .zero)
-        loop.prepared(Self.id(1), now: .zero)
-        loop.hedgeDue(now: .milliseconds(100))
-        loop.prepared(Self.id(2), now: .milliseconds(100))
+        var loop = Self.twoInFlight()
         // The winner's handlers may take their time hearing of it (an asynchronous hook): the
         // loser's transfer is removed before they are asked, not after.
         #expect(
@@ -56,12 +61,7 @@ import Testing
     }
 
     @Test func aFailureNoHandlerRetriesEndsAHedgedCallAtOnceAndAbandonsTheOthers() {
-        var loop = AttemptLoop(
-            call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero, hedgeDelay: .milliseconds(100))
-        loop.start(now: .zero)
-        loop.prepared(Self.id(1), now: .zero)
-        loop.hedgeDue(now: .milliseconds(100))
-        loop.prepared(Self.id(2), now: .milliseconds(100))
+        var loop = Self.twoInFlight()
         loop.failed(Self.id(2), error: Self.unavailable, status: 404, cancelled: false, now: .milliseconds(110))
         // As gRPC does with a fatal status: the call ends with it, without waiting for the first.
         #expect(
@@ -73,9 +73,7 @@ import Testing
     }
 
     @Test func aHedgedRetryIsSentAtOnceSoAWaitBeyondTheDeadlineDoesNotEndTheCall() {
-        var loop = AttemptLoop(
-            call: 1, limits: RequestLimits(maxAttempts: 3, deadline: .seconds(5)), startedAt: .zero,
-            hedgeDelay: .milliseconds(100))
+        var loop = AttemptLoopTests.loop(deadline: .seconds(5), hedgeDelay: .milliseconds(100))
         loop.start(now: .zero)
         loop.prepared(Self.id(1), now: .zero)
         loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(10))
