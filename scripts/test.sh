@@ -33,6 +33,13 @@ if [ "$status" -ne 0 ]; then
     # sanitizers write "error:", "failed" and "ThreadSanitizer" lines.
     grep -E '✘|↳|error:|: failed|ThreadSanitizer|Fatal error|Segmentation|signal' "$log" \
         | grep -v -E '^\s*$|Testing Library Version|Target Platform' | tail -n 14
+    # A crash names the thread that crashed; its first frames say where, and the test's frames
+    # which test.
+    if grep -q '^\*\*\* Program crashed' "$log"; then
+        echo
+        grep -m 1 '^\*\*\* Program crashed' "$log"
+        grep -A 12 -m 1 '^Thread [0-9]* .*crashed:' "$log" | cut -c 1-220
+    fi
 fi
 if [ "$status" -eq 0 ] && [ -n "$warnings" ]; then status=1; fi
 exit "$status"

@@ -103,41 +103,28 @@ enum ExecutableRunner {
         input: Data? = nil,
         timeLimit: Duration = .seconds(60)
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = executableURL
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment
+        var childEnvironment = ProcessInfo.processInfo.environment
             .filter { !$0.key.lowercased().hasSuffix("_proxy") }
-            .merging(environment) { _, given in given }
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let writing = stdin.fileHandleForWriting
+        childEnvironment.merge(environment) { _, given in given }
+        let child = try ChildProcess(
+            executable: executableURL.path, arguments: arguments, environment: childEnvironment,
+            standardInput: .pipe, standardOutput: .pipe, standardError: .pipe)
+        let writing = child.standardInput!
         Thread.detachNewThread {
             if let input { try? writing.write(contentsOf: input) }
             try? writing.close()
         }
 
-        async let out = onOwnThread { stdout.fileHandleForReading.readDataToEndOfFile() }
-        async let err = onOwnThread { stderr.fileHandleForReading.readDataToEndOfFile() }
-        let timedOut = await onOwnThread {
-            let limit = DispatchTime.now() + .nanoseconds(Int(timeLimit / .nanoseconds(1)))
-            guard exited.wait(timeout: limit) == .timedOut else { return false }
-            process.terminate()
-            if exited.wait(timeout: .now() + .seconds(2)) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                exited.wait()
-            }
-            return true
+        async let out = onOwnThread { child.standardOutput!.readDataToEndOfFile() }
+        async let err = onOwnThread { child.standardError!.readDataToEndOfFile() }
+        let (termination, timedOut) = await onOwnThread { () -> (ChildProcess.Termination, Bool) in
+            if let termination = child.waitUntilExit(within: timeLimit) { return (termination, false) }
+            child.signal(SIGTERM)
+            if let termination = child.waitUntilExit(within: .seconds(2)) { return (termination, true) }
+            child.signal(SIGKILL)
+            return (child.waitUntilExit(), true)
         }
         return Result(
-            status: process.terminationStatus, timedOut: timedOut, stdout: await out, stderr: await err)
+            status: termination.status, timedOut: timedOut, stdout: await out, stderr: await err)
     }
 }

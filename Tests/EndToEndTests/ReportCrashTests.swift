@@ -54,22 +54,18 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("reports.jsonl").path
 
-        let process = Process()
-        process.executableURL = try ExecutableRunner.executable("reliability")
-        process.arguments =
-            ["record-reports", "--path", path, "--delivery", delivery] + (fsync ? ["--fsync"] : [])
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let child = try ChildProcess(
+            executable: try ExecutableRunner.executable("reliability").path,
+            arguments: ["record-reports", "--path", path, "--delivery", delivery] + (fsync ? ["--fsync"] : []),
+            standardOutput: .pipe)
 
         // A child that prints nothing for a minute is killed all the same, so the reads below end.
         let reaped = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            if reaped.wait(timeout: .now() + .seconds(60)) == .timedOut { kill(process.processIdentifier, SIGKILL) }
+            if reaped.wait(timeout: .now() + .seconds(60)) == .timedOut { child.signal(SIGKILL) }
         }
-        let output = await onOwnThread { () -> Data in
-            let reading = stdout.fileHandleForReading
+        let (output, termination) = await onOwnThread { () -> (Data, ChildProcess.Termination) in
+            let reading = child.standardOutput!
             var output = Data()
             // Reads until enough numbers are out (or the child ended), then kills it.
             while output.count(where: { $0 == UInt8(ascii: "\n") }) < Self.reportsBeforeTheKill {
@@ -77,14 +73,13 @@ import Testing
                 if chunk.isEmpty { break }
                 output.append(chunk)
             }
-            kill(process.processIdentifier, SIGKILL)
+            child.signal(SIGKILL)
             output.append(reading.readDataToEndOfFile())
-            process.waitUntilExit()
+            let termination = child.waitUntilExit()
             reaped.signal()
-            return output
+            return (output, termination)
         }
-        #expect(process.terminationReason == .uncaughtSignal)
-        #expect(process.terminationStatus == SIGKILL)
+        #expect(termination == .signal(SIGKILL))
 
         // Only whole lines: a number whose newline did not get out is not counted as printed.
         let text = String(decoding: output, as: UTF8.self)

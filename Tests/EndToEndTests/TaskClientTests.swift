@@ -135,13 +135,12 @@ import Testing
 
 /// The built `mock-backend`, started on an ephemeral port for one test.
 ///
-/// Unchecked `Sendable`: nothing changes after `init`, and `Process.terminate()` may be called
-/// from any thread.
-final class StandaloneBackend: @unchecked Sendable {
+/// Nothing changes after `init`, and a `ChildProcess` may be signalled from any thread.
+final class StandaloneBackend: Sendable {
     struct StartError: Error, CustomStringConvertible { var description: String }
 
     let url: String
-    private let process: Process
+    private let process: ChildProcess
 
     /// Starts the backend with `--port 0 --seed 7` and `arguments`, and waits, on a thread of its own,
     /// until it says where it listens.
@@ -150,15 +149,12 @@ final class StandaloneBackend: @unchecked Sendable {
     }
 
     private init(arguments: [String]) throws {
-        process = Process()
-        process.executableURL = try ExecutableRunner.executable("mock-backend")
-        process.arguments = ["--port", "0", "--seed", "7"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(
+            executable: try ExecutableRunner.executable("mock-backend").path,
+            arguments: ["--port", "0", "--seed", "7"] + arguments,
+            standardOutput: .pipe)
         // The first line names the port: "mock-backend listening on http://127.0.0.1:PORT".
-        let reader = output.fileHandleForReading
+        let reader = process.standardOutput!
         var line = Data()
         let deadline = Date().addingTimeInterval(20)
         while !line.contains(UInt8(ascii: "\n")), Date() < deadline {
@@ -168,15 +164,14 @@ final class StandaloneBackend: @unchecked Sendable {
         }
         let text = String(decoding: line, as: UTF8.self)
         guard let range = text.range(of: "http://") else {
-            process.terminate()
+            process.signal(SIGTERM)
             throw StartError(description: "mock-backend did not say where it listens: \(text)")
         }
         url = String(text[range.lowerBound...].prefix { !$0.isWhitespace })
     }
 
-    /// Asks the backend to end; Foundation reaps the process when it has.
+    /// Asks the backend to end; the process is reaped when this object goes.
     func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
+        process.signal(SIGTERM)
     }
 }

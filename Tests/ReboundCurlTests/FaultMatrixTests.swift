@@ -184,8 +184,8 @@ import Testing
     }
 
     /// Opens what the process keeps open once it has used them (SwiftNIO's shared event loops,
-    /// the timers of the concurrency runtime's clocks, what Foundation's `Process` keeps for
-    /// children, what libcurl's resolver and TLS library keep): runs every case once over a
+    /// the timers of the concurrency runtime's clocks, what libcurl's resolver and TLS library
+    /// keep): runs every case once over a
     /// transport of its own, so that the measured pass starts from a process that has done it all.
     static func warmUp() async throws {
         let transport = CurlTransport()

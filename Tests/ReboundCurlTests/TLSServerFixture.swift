@@ -8,8 +8,8 @@ import TestSupport
 /// ALPN, certificate checks, and redirects from https down to http. `scripts/setup.sh` installs
 /// nginx and openssl; without them the tests that need this fixture are skipped, visibly.
 ///
-/// Unchecked `Sendable`: nothing changes after `init`, and `Process` may be stopped from any thread.
-final class TLSServerFixture: @unchecked Sendable {
+/// Nothing changes after `init`, and a `ChildProcess` may be stopped from any thread.
+final class TLSServerFixture: Sendable {
     struct SetupError: Error, CustomStringConvertible { var description: String }
 
     static var isAvailable: Bool { executable("nginx") != nil && executable("openssl") != nil }
@@ -26,7 +26,7 @@ final class TLSServerFixture: @unchecked Sendable {
     let sessionPort: Int
     /// The certificate the server presents, to trust in the transport.
     var certificateFile: String { directory.appendingPathComponent("cert.pem").path }
-    private let process: Process
+    private let process: ChildProcess
 
     /// Makes a certificate, starts nginx and waits until it listens, all on a thread of its own
     /// (openssl and nginx can take seconds on a busy machine).
@@ -63,10 +63,8 @@ final class TLSServerFixture: @unchecked Sendable {
                 self.process = process
                 break
             }
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
+            process.signal(SIGTERM)
+            process.waitUntilExit()
             guard attempt < 5 else {
                 throw SetupError(description: "nginx exited before listening, 5 times; see \(directory.path)/logs")
             }
@@ -75,7 +73,7 @@ final class TLSServerFixture: @unchecked Sendable {
     }
 
     /// Starts nginx serving the fixture's servers on `ports` (TLS, plain, GOAWAY, sessions).
-    private static func launch(_ nginx: String, directory: URL, ports: [Int]) throws -> Process {
+    private static func launch(_ nginx: String, directory: URL, ports: [Int]) throws -> ChildProcess {
         let (tlsPort, plainPort, goawayPort, sessionPort) = (ports[0], ports[1], ports[2], ports[3])
         let configuration = """
             daemon off;
@@ -133,17 +131,11 @@ final class TLSServerFixture: @unchecked Sendable {
             """
         let configurationFile = directory.appendingPathComponent("nginx.conf")
         try configuration.write(to: configurationFile, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: nginx)
-        process.arguments = ["-c", configurationFile.path, "-p", directory.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try ChildProcess(executable: nginx, arguments: ["-c", configurationFile.path, "-p", directory.path])
     }
 
     /// Waits, at most 30 seconds, until nginx has written `pidFile` (true) or exited (false).
-    private static func waitUntilBound(_ process: Process, pidFile: URL) -> Bool {
+    private static func waitUntilBound(_ process: ChildProcess, pidFile: URL) -> Bool {
         for _ in 0..<3000 {
             if FileManager.default.fileExists(atPath: pidFile.path) { return process.isRunning }
             if !process.isRunning { return false }
@@ -183,10 +175,8 @@ final class TLSServerFixture: @unchecked Sendable {
     /// takes to exit; waiting elsewhere could let the test process end first and leave the
     /// directory behind.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.signal(SIGTERM)
+        process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -199,16 +189,9 @@ final class TLSServerFixture: @unchecked Sendable {
     }
 
     private static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SetupError(
-                description: "\(executable) \(arguments.first ?? "") failed with \(process.terminationStatus)")
+        let termination = try ChildProcess(executable: executable, arguments: arguments).waitUntilExit()
+        guard termination == .exit(0) else {
+            throw SetupError(description: "\(executable) \(arguments.first ?? "") failed with \(termination)")
         }
     }
 }

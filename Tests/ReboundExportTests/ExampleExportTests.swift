@@ -1,6 +1,7 @@
 #if OTel
     import Foundation
     import ReboundCurl
+    import TestSupport
     import Testing
 
     /// The example as `make run-otel` runs it: the built `task-client` (with the trait) exporting to
@@ -83,22 +84,18 @@
             let output = try FileHandle(forWritingTo: log)
             defer { try? output.close() }
 
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
+            let process = try ChildProcess(
+                executable: executable.path, arguments: arguments, standardOutput: .file(output),
+                standardError: .file(output))
             let deadline = ContinuousClock.now + timeLimit
             while process.isRunning && ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
             }
             let timedOut = process.isRunning
-            if timedOut { process.terminate() }
-            process.waitUntilExit()
+            if timedOut { process.signal(SIGTERM) }
+            let termination = await onOwnThread { process.waitUntilExit() }
             let text = FileManager.default.contents(atPath: log.path).map { String(decoding: $0, as: UTF8.self) }
-            return ExampleRun(status: process.terminationStatus, timedOut: timedOut, output: text ?? "")
+            return ExampleRun(status: termination.status, timedOut: timedOut, output: text ?? "")
         }
     }
 #endif

@@ -6,8 +6,8 @@
     /// A program a test starts and stops: the OTLP receiver or Prometheus. `make test` installs both
     /// (`scripts/setup.sh --tests`); without them the tests fail, saying what to run.
     ///
-    /// Unchecked `Sendable`: nothing changes after `init`, and `Process` may be stopped from any thread.
-    final class ExternalServer: @unchecked Sendable {
+    /// Nothing changes after `init`, and a `ChildProcess` may be stopped from any thread.
+    final class ExternalServer: Sendable {
         struct SetupError: Error, CustomStringConvertible { var description: String }
 
         /// The repository's root, where `scripts/` and `.build-venv/` are.
@@ -17,7 +17,7 @@
         /// A directory of its own, removed by ``stop()``.
         let directory: URL
         let port: Int
-        private let process: Process
+        private let process: ChildProcess
 
         /// Starts `executable` with the arguments `arguments(directory, port)` on a free loopback port
         /// (a port found free may be taken before the program binds it: then it is started again on
@@ -36,13 +36,10 @@
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             for _ in 1...5 {
                 let port = try await unusedPort()
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: executable)
-                process.arguments = arguments(directory, port)
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = try FileHandle(
-                    forWritingTo: createdFile(directory.appendingPathComponent("\(name).log")))
-                try process.run()
+                let log = try FileHandle(forWritingTo: createdFile(directory.appendingPathComponent("\(name).log")))
+                let process = try ChildProcess(
+                    executable: executable, arguments: arguments(directory, port), standardError: .file(log))
+                try log.close()
                 // Python or Prometheus may take seconds to start on a busy machine; a minute is a hang.
                 let deadline = ContinuousClock.now + .seconds(60)
                 while process.isRunning && ContinuousClock.now < deadline {
@@ -51,25 +48,21 @@
                     }
                     try await Task.sleep(for: .milliseconds(100))
                 }
-                if process.isRunning {
-                    process.terminate()
-                    process.waitUntilExit()
-                }
+                process.signal(SIGTERM)
+                process.waitUntilExit()
             }
             throw SetupError(description: "\(name) did not start; see \(directory.path)/\(name).log")
         }
 
-        private init(directory: URL, port: Int, process: Process) {
+        private init(directory: URL, port: Int, process: ChildProcess) {
             self.directory = directory
             self.port = port
             self.process = process
         }
 
         func stop() {
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
+            process.signal(SIGTERM)
+            process.waitUntilExit()
             try? FileManager.default.removeItem(at: directory)
         }
 
