@@ -232,23 +232,46 @@ private struct CallShell {
         case answered(AttemptID, Result<TransportResponse, NetworkError>)
         /// The hedging timer of this generation fired; `false` when it was cancelled.
         case hedgeTimer(generation: Int, fired: Bool)
+        /// The handlers are done preparing attempt `id`, prepared while another was in flight.
+        case prepared(AttemptID, Prepared)
+    }
+
+    /// An attempt prepared beside another in flight: how far it went, and the request as the
+    /// handlers left it.
+    struct Prepared: Sendable {
+        let preparation: Preparation
+        let request: HTTPRequest
     }
 
     /// A hedged call's attempts in flight, each in a task of its own so that the loser alone can
     /// be cancelled, and its hedging timer.
     struct Race {
         var transfers: [AttemptID: Task<Result<TransportResponse, NetworkError>, Never>] = [:]
+        /// The attempts being prepared while another is in flight.
+        var preparing: [AttemptID: Task<Prepared, Never>] = [:]
         /// Only the latest timer counts: each attempt sent sets the next hedge's time anew.
         var generation = 0
 
-        /// Cancels attempt `id`'s transfer: the transport removes it at once.
+        /// Cancels attempt `id`'s transfer (the transport removes it at once), or its preparing.
         mutating func cancel(_ id: AttemptID) {
             transfers.removeValue(forKey: id)?.cancel()
+            preparing[id]?.cancel()
+        }
+
+        /// The value of `task`, which is cancelled with the child task that waits for it.
+        static func value<Value: Sendable>(of task: Task<Value, Never>) async -> Value {
+            await withTaskCancellationHandler {
+                await task.value
+            } onCancel: {
+                task.cancel()
+            }
         }
 
         mutating func cancelAll() {
             for transfer in transfers.values { transfer.cancel() }
             transfers.removeAll()
+            for task in preparing.values { task.cancel() }
+            preparing.removeAll()
         }
     }
 
@@ -325,14 +348,30 @@ private struct CallShell {
                             }
                         }
                         race.transfers[id] = transfer
-                        group.addTask {
-                            let result = await withTaskCancellationHandler {
-                                await transfer.value
-                            } onCancel: {
-                                transfer.cancel()
-                            }
-                            return .answered(id, result)
+                        group.addTask { .answered(id, await Race.value(of: transfer)) }
+                    case .prepare(let id) where !race.transfers.isEmpty:
+                        // Beside an attempt in flight, whose answer must not wait for handlers
+                        // that hold this one back (a limiter waiting for a token).
+                        guard let context = beginPreparing(id) else { continue }
+                        let (participants, lastFailure, base) = (participants, loop.lastFailure, request)
+                        let preparing = Task { () -> Prepared in
+                            var request = base
+                            let preparation = await Self.prepare(
+                                &request, context: context, participants: participants, lastFailure: lastFailure)
+                            return Prepared(preparation: preparation, request: request)
                         }
+                        race.preparing[id] = preparing
+                        group.addTask { .prepared(id, await Race.value(of: preparing)) }
+                    case .report(let id, _) where race.preparing[id] != nil:
+                        // The loop ended the attempt while its handlers were preparing it: they
+                        // are stopped, and those that were asked hear how it ended.
+                        if let preparing = race.preparing.removeValue(forKey: id) {
+                            preparing.cancel()
+                            let preparation = await preparing.value.preparation
+                            slots[id]?.reached = preparation.reached
+                            slots[id]?.refusal = preparation.refusal
+                        }
+                        _ = await perform(action)
                     case .scheduleHedge(let delay):
                         race.generation += 1
                         let generation = race.generation
@@ -372,6 +411,11 @@ private struct CallShell {
                     case .failure(let error): outcome = .failure(error, nil)
                     }
                     answered(id, outcome)
+                case .prepared(let id, let prepared):
+                    // One the loop ended meanwhile was settled when its outcome was reported.
+                    guard race.preparing.removeValue(forKey: id) != nil else { continue }
+                    request = prepared.request
+                    finishPreparing(id, prepared.preparation)
                 case .hedgeTimer(let generation, let fired):
                     if !fired, Task.isCancelled {
                         loop.cancelled(now: manager.time.now())
@@ -443,13 +487,41 @@ private struct CallShell {
     /// Asks each participant's `prepare`, in order; the first that throws (or is still at it
     /// when the deadline passes) refuses the attempt.
     private nonisolated(nonsending) mutating func prepare(_ id: AttemptID) async {
+        guard let context = beginPreparing(id) else { return }
+        let preparation = await Self.prepare(
+            &request, context: context, participants: participants, lastFailure: loop.lastFailure)
+        finishPreparing(id, preparation)
+    }
+
+    /// Opens attempt `id`'s slot and returns its context; `nil` when the call was cancelled.
+    private mutating func beginPreparing(_ id: AttemptID) -> AttemptContext? {
         let context = AttemptContext(
             id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
             method: call.method, path: call.path, time: manager.time)
         slots.insert(Slot(context: context))
         monitor?.emit(.attemptStarted, attempt: id.attempt)
-        if Task.isCancelled { return loop.cancelled(now: manager.time.now()) }
+        if Task.isCancelled {
+            loop.cancelled(now: manager.time.now())
+            return nil
+        }
         if let adjusted = adjusted.take() { request = adjusted }
+        return context
+    }
+
+    /// How far preparing an attempt went.
+    struct Preparation: Sendable {
+        /// How many participants, in order, were asked: they hear the attempt's outcome.
+        var reached: Int
+        /// The participant that refused the attempt, and why; `nil` when every one prepared it.
+        var refusal: (handler: String, error: any Error)?
+    }
+
+    /// Asks each participant's `prepare` hooks, in order, to prepare `request` for the attempt of
+    /// `context`, until one refuses it.
+    private nonisolated(nonsending) static func prepare(
+        _ request: inout HTTPRequest, context: AttemptContext, participants: [APIDataManager.Participant],
+        lastFailure: (any Error)?
+    ) async -> Preparation {
         // By index: a `for … in` loop copies each participant (retains of its handler and name).
         for index in participants.indices {
             let hooks = participants[index].hooks
@@ -476,20 +548,27 @@ private struct CallShell {
                     continue
                 }
                 refusal = RecoveryError(
-                    .deadlineExceeded, cause: loop.lastFailure,
-                    reason: "The deadline passed while \(participant.name) was preparing attempt \(id.attempt).")
+                    .deadlineExceeded, cause: lastFailure,
+                    reason: "The deadline passed while \(participant.name) was preparing attempt \(context.attempt).")
             } catch {
                 refusal = HookCall.handlerFailure(error)
             }
             // The refuser and those before it hear the outcome; those after it were never asked.
-            let name = participants[index].name
-            slots[id]?.reached = index + 1
-            slots[id]?.refusal = (name, refusal)
-            return loop.refused(id, handler: name, error: refusal, now: manager.time.now())
+            return Preparation(reached: index + 1, refusal: (participants[index].name, refusal))
         }
-        let reached = participants.count
-        slots[id]?.reached = reached
-        loop.prepared(id, now: manager.time.now())
+        return Preparation(reached: participants.count, refusal: nil)
+    }
+
+    /// Records how preparing attempt `id` went, and tells the loop unless it ended the attempt
+    /// meanwhile (a hedge whose call another attempt won).
+    private mutating func finishPreparing(_ id: AttemptID, _ preparation: Preparation) {
+        slots[id]?.reached = preparation.reached
+        slots[id]?.refusal = preparation.refusal
+        if let refusal = preparation.refusal {
+            loop.refused(id, handler: refusal.handler, error: refusal.error, now: manager.time.now())
+        } else {
+            loop.prepared(id, now: manager.time.now())
+        }
     }
 
     /// An attempt on its way: the request as sent and its transport options.

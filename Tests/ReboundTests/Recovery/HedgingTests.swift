@@ -147,6 +147,59 @@ import Testing
         #expect(cancelled.withLock { $0 } == 1)
     }
 
+    /// Takes its time over every attempt after the first, as a rate limiter waiting for a token
+    /// does, and records the outcomes it hears.
+    final class SlowToPrepareHedges: RecoverableErrorHandler, Sendable {
+        let clock: TestClock
+        private let calls = Locked<[String]>([])
+
+        init(clock: TestClock) { self.clock = clock }
+
+        var log: [String] { calls.withLock { $0 } }
+
+        func recover(from failure: FailedAttempt) async throws -> RecoveryDecision { .cannotHandle }
+
+        func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
+            calls.withLock { $0.append("prepare #\(context.attempt)") }
+            if context.attempt > 1 { try await clock.sleep(for: .seconds(10)) }
+        }
+
+        func attemptDidEnd(_ outcome: AttemptOutcome, context: AttemptContext) async {
+            let kind =
+                if case .succeeded = outcome { "succeeded" } else if case .abandoned = outcome { "abandoned" } else {
+                    "other"
+                }
+            calls.withLock { $0.append("#\(context.attempt) \(kind)") }
+        }
+    }
+
+    /// The first attempt's answer is taken while a hedge is still being prepared: the call does
+    /// not wait for a handler that holds the hedge back, and that handler hears the hedge end.
+    @Test func anAnswerThatComesWhileAHedgeIsPreparedEndsTheCallAtOnce() async throws {
+        let clock = TestClock(mode: .manual)
+        let cancelled = Locked(0)
+        let transport = ScriptedTransport([Self.slow(clock, .milliseconds(300), cancelled: cancelled), .tasks])
+        let handler = SlowToPrepareHedges(clock: clock)
+        let api = try makeManager(transport, handlers: [handler], clock: clock)
+        let finished = Locked(false)
+        let call = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await api.response(for: Self.hedged(policy: Self.after100ms))
+        }
+        // The transfer and the hedging timer sleep; at 100 ms the hedge's preparing begins.
+        try await clock.advance(by: .milliseconds(100), whenSleepersReach: 2)
+        // The transfer, the handler's wait and the deadline's race with it sleep; at 300 ms the
+        // first attempt answers.
+        try await clock.advance(by: .milliseconds(200), whenSleepersReach: 3)
+        let endedWithoutTheHedge = await waitUntil { finished.withLock { $0 } }
+        #expect(endedWithoutTheHedge)
+        if !endedWithoutTheHedge { clock.advance(by: .seconds(10)) }
+        let answer = try await call.value
+        #expect(answer.history.attempts.map(\.number) == [1])
+        #expect(transport.requests.count == 1)
+        #expect(handler.log == ["prepare #1", "prepare #2", "#1 succeeded", "#2 abandoned"])
+    }
+
     @Test func cancellingAHedgedCallCancelsEveryAttemptInFlight() async throws {
         let clock = TestClock(mode: .manual)
         let transport = ScriptedTransport([.waitForCancellation, .waitForCancellation])
