@@ -3,8 +3,9 @@ import HTTPTypes
 import Rebound
 
 /// The cost of the overload protection, in-process with no network: a call that the open circuit
-/// breaker refuses, and a successful call through the breaker and the bulkhead against one
-/// through no handler, in alternating rounds over a transport that answers at once.
+/// breaker refuses, and a successful call through the breaker, the bulkhead and the adaptive rate
+/// limiter against one through no handler, in alternating rounds over a transport that answers at
+/// once.
 enum OverloadBenchmark {
     static func run(iterations: Int) async throws -> String {
         let endpoint = Endpoint<TransportResponse, RecoveryDecisionBenchmark.BenchmarkCode>(
@@ -16,6 +17,7 @@ enum OverloadBenchmark {
         let bare = try manager([])
         let protected = try manager([CircuitBreakerHandler(), ConcurrencyLimitHandler()])
         let broken = try manager([CircuitBreakerHandler()])
+        let limited = try manager([AdaptiveRateLimitHandler()])
         let breaker = CircuitBreakerHandler()
         breaker.isolate("127.0.0.1")
         let refusing = try manager([breaker])
@@ -29,6 +31,7 @@ enum OverloadBenchmark {
             _ = try await bare.send(endpoint)
             _ = try await protected.send(endpoint)
             _ = try await broken.send(endpoint)
+            _ = try await limited.send(endpoint)
             await refused()
         }
         let rounds = 10
@@ -37,6 +40,7 @@ enum OverloadBenchmark {
         var protectedTimes: [Double] = []
         var refusedTimes: [Double] = []
         var breakerTimes: [Double] = []
+        var limiterTimes: [Double] = []
         let clock = ContinuousClock()
         for _ in 0..<rounds {
             let start = clock.now
@@ -50,14 +54,19 @@ enum OverloadBenchmark {
             let last = clock.now
             for _ in 0..<perRound { _ = try await broken.send(endpoint) }
             refusedTimes.append(RecoveryDecisionBenchmark.nanoseconds(end.duration(to: last)) / Double(perRound))
-            breakerTimes.append(RecoveryDecisionBenchmark.nanoseconds(last.duration(to: clock.now)) / Double(perRound))
+            let afterBreaker = clock.now
+            breakerTimes.append(
+                RecoveryDecisionBenchmark.nanoseconds(last.duration(to: afterBreaker)) / Double(perRound))
+            for _ in 0..<perRound { _ = try await limited.send(endpoint) }
+            limiterTimes.append(
+                RecoveryDecisionBenchmark.nanoseconds(afterBreaker.duration(to: clock.now)) / Double(perRound))
         }
         return String(
             format: #"{"client":"overload","calls_per_round":%d,"rounds":%d,"ns_per_call_without_handlers":%.0f,"#
                 + #""ns_per_call_through_breaker":%.0f,"ns_per_call_through_breaker_and_bulkhead":%.0f,"#
-                + #""ns_per_call_refused_by_open_breaker":%.0f}"#,
+                + #""ns_per_call_through_rate_limiter":%.0f,"ns_per_call_refused_by_open_breaker":%.0f}"#,
             perRound, rounds, RecoveryDecisionBenchmark.median(bareTimes),
             RecoveryDecisionBenchmark.median(breakerTimes), RecoveryDecisionBenchmark.median(protectedTimes),
-            RecoveryDecisionBenchmark.median(refusedTimes))
+            RecoveryDecisionBenchmark.median(limiterTimes), RecoveryDecisionBenchmark.median(refusedTimes))
     }
 }

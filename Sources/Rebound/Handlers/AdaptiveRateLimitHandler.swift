@@ -177,7 +177,7 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
             registry.withLock { $0.leave(context.id) }
             return
         }
-        let fields = RateLimitFields(response.head.headerFields, now: context.time.date())
+        let fields = RateLimitFields(response, now: { context.time.date() })
         let key = Self.key(of: request, context)
         registry.withLock { $0.observe(signal, fields: fields, key: key, now: now) }
     }

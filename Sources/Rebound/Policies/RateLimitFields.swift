@@ -91,6 +91,20 @@ public struct RateLimitFields: Sendable, Hashable {
         }
     }
 
+    /// Reads `response`'s fields. Most answers carry none of them: a head that holds no field
+    /// named with `ratelimit` or `retry-after` is then left unparsed (a transport may defer
+    /// parsing it), and `now` is not asked.
+    package init(_ response: TransportResponse, now: () -> Date) {
+        guard
+            response.mayHaveHeaderField(nameContaining: "ratelimit")
+                || response.mayHaveHeaderField(nameContaining: "retry-after")
+        else {
+            self.init()
+            return
+        }
+        self.init(response.head.headerFields, now: now())
+    }
+
     /// Whether the fields say anything at all.
     public var isEmpty: Bool { self == RateLimitFields() }
 

@@ -51,6 +51,16 @@ public struct TransportResponse: Sendable {
         }
     }
 
+    /// Whether a header field's name may contain `fragment` (lowercase ASCII): `false` when none
+    /// does. A head the transport deferred is searched as received, whole and ignoring case, and
+    /// stays unparsed; a match may then lie in a value.
+    package func mayHaveHeaderField(nameContaining fragment: StaticString) -> Bool {
+        switch storage {
+        case .parsed(let head): head.headerFields.contains { $0.name.canonicalName.contains(fragment.description) }
+        case .deferred(let head): head.rawContains(fragment)
+        }
+    }
+
     private enum HeadStorage: Sendable {
         case parsed(HTTPResponse)
         case deferred(DeferredResponseHead)
@@ -99,6 +109,23 @@ package final class DeferredResponseHead: @unchecked Sendable {
             return Unmanaged<ParsedHead>.fromOpaque(current).takeUnretainedValue().response
         }
         return made.response
+    }
+
+    /// Whether the raw head holds `fragment` (lowercase ASCII), in any case.
+    package func rawContains(_ fragment: StaticString) -> Bool {
+        fragment.withUTF8Buffer { wanted in
+            raw.withUnsafeBufferPointer { raw in
+                guard let first = wanted.first, raw.count >= wanted.count else { return wanted.isEmpty }
+                // Setting bit 5 makes an ASCII capital its small letter (and may join a few other
+                // bytes to a letter: a false "may", never a missed field).
+                for start in 0...(raw.count - wanted.count) where raw[start] | 0x20 == first {
+                    var matched = 1
+                    while matched < wanted.count, raw[start + matched] | 0x20 == wanted[matched] { matched += 1 }
+                    if matched == wanted.count { return true }
+                }
+                return false
+            }
+        }
     }
 
     private final class ParsedHead {

@@ -309,6 +309,40 @@ import Testing
         #expect(driver.status.pausedUntil == .seconds(9))
     }
 
+    /// A transport may leave a head unparsed until someone reads its fields: the limiter finds
+    /// the fields in it all the same, and parses no head that holds none.
+    @Test func theFieldsOfAHeadLeftUnparsedAreReadAndAHeadWithoutThemIsNotParsed() async throws {
+        let parses = Locked(0)
+        func answer(_ raw: String) -> TransportResponse {
+            let head = DeferredResponseHead(status: .ok, raw: Array(raw.utf8)) { raw, status in
+                parses.withLock { $0 += 1 }
+                var fields = HTTPFields()
+                for line in String(decoding: raw, as: UTF8.self).split(separator: "\r\n") {
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    guard parts.count == 2, let name = HTTPField.Name(String(parts[0])) else { continue }
+                    fields.append(HTTPField(name: name, value: parts[1].trimmingCharacters(in: .whitespaces)))
+                }
+                return HTTPResponse(status: status, headerFields: fields)
+            }
+            return TransportResponse(deferredHead: head, body: Data(), info: TransferInfo())
+        }
+        let driver = Driver()
+        let context = driver.context(1)
+        driver.limiter.attemptDidEndSynchronously(
+            .succeeded(request: Driver.request(), response: answer("Content-Type: text/plain\r\nServer: nginx\r\n")),
+            context: context)
+        #expect(parses.withLock { $0 } == 0)
+        #expect(driver.status.pausedUntil == nil)
+
+        driver.limiter.attemptDidEndSynchronously(
+            .succeeded(
+                request: Driver.request(),
+                response: answer("Content-Type: text/plain\r\nx-ratelimit-remaining: 0\r\nX-RateLimit-Reset: 9\r\n")),
+            context: driver.context(2))
+        #expect(parses.withLock { $0 } == 1)
+        #expect(driver.status.pausedUntil == .seconds(9))
+    }
+
     @Test func aServerPauseIsCappedAtTheMaximum() async throws {
         var driver = Driver()
         try await driver.attempt(.tooManyRequests, fields: [("Retry-After", "86400")])

@@ -53,6 +53,21 @@ import Testing
         #expect(counter.calls.load(ordering: .relaxed) == 1)
     }
 
+    @Test func aFieldNameIsLookedForInTheRawHeadWithoutParsingIt() {
+        let counter = CountingParser()
+        let limited = deferred(counter, head: "Content-Type: text/plain\nX-RATELIMIT-Remaining: 0")
+        #expect(limited.mayHaveHeaderField(nameContaining: "ratelimit"))
+        #expect(!limited.mayHaveHeaderField(nameContaining: "retry-after"))
+        #expect(!deferred(counter).mayHaveHeaderField(nameContaining: "ratelimit"))
+        #expect(counter.calls.load(ordering: .relaxed) == 0)
+
+        // A parsed head answers from its fields.
+        var parsed = TransportResponse(head: HTTPResponse(status: .ok))
+        #expect(!parsed.mayHaveHeaderField(nameContaining: "retry-after"))
+        parsed.head.headerFields[.retryAfter] = "5"
+        #expect(parsed.mayHaveHeaderField(nameContaining: "retry-after"))
+    }
+
     @Test func settingTheHeadReplacesTheDeferredOne() {
         let counter = CountingParser()
         var response = deferred(counter)
