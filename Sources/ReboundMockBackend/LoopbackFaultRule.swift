@@ -69,7 +69,7 @@ public struct LoopbackFaultRule: Sendable {
     }
 
     /// Whether the rule is for `request`, whatever its trigger.
-    public func selects(_ request: LoopbackRequest) -> Bool {
+    func selects(_ request: LoopbackRequest) -> Bool {
         selection(request)
     }
 }

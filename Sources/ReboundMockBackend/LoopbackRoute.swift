@@ -63,7 +63,7 @@ public struct LoopbackRoute: Sendable {
     }
 
     /// Whether the route answers `request`.
-    public func matches(_ request: LoopbackRequest) -> Bool {
+    func matches(_ request: LoopbackRequest) -> Bool {
         Self.matches(request, method: method, path: path, includesSubpaths: includesSubpaths)
     }
 

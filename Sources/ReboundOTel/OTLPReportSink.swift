@@ -4,7 +4,7 @@
     #else
         import Foundation
     #endif
-    public import Logging
+    import Logging
     public import Rebound
 
     /// Sends each non-fatal report as an OTLP log record, through an ``OTLPExport``.
@@ -27,7 +27,7 @@
     /// The record is queued, never sent on the reporter's time: see ``OTLPExport`` for the bounds.
     public struct OTLPReportSink: ReportSink {
         /// The label of the sink's logger.
-        public static let loggerLabel = "rebound.nonfatal"
+        static let loggerLabel = "rebound.nonfatal"
 
         private let logger: Logger
 
@@ -50,7 +50,7 @@
         }
 
         /// The attributes of a report's record, besides the `code.*` ones.
-        public static func attributes(of report: NonFatalReport) -> Logger.Metadata {
+        static func attributes(of report: NonFatalReport) -> Logger.Metadata {
             var attributes: Logger.Metadata = [
                 "rebound.chain": .string(report.chain),
                 "rebound.chain.full": .string(report.fullChain),

@@ -1,5 +1,6 @@
-import ReboundMockBackend
 import Testing
+
+@testable import ReboundMockBackend
 
 @Suite struct LoopbackRoutePrefixTests {
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import Foundation
-import Rebound
+
+@testable import Rebound
 
 /// The reports the analysis and reader tests read.
 enum AnalysisFixture {

@@ -1,8 +1,9 @@
 import Foundation
-import Rebound
 import ReboundReportAnalysis
 import TestSupport
 import Testing
+
+@testable import Rebound
 
 @Suite struct JSONLinesReportReaderTests {
     @Test func theReaderSkipsLinesThatAreNotReportsAndFailsOnlyOnUnreadableFiles() throws {

@@ -1,7 +1,8 @@
 import Foundation
-import Rebound
 import ReboundReportAnalysis
 import Testing
+
+@testable import Rebound
 
 @Suite struct ReportAnalysisTests {
     static let v1 = BuildIdentity(version: "1.0", revision: "aaa1111")

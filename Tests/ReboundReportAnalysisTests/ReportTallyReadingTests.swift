@@ -1,7 +1,8 @@
 import Foundation
-import Rebound
 import ReboundReportAnalysis
 import Testing
+
+@testable import Rebound
 
 /// `JSONLinesReportReader.read(_:into:progress:)`: files, directories, patterns, bad input, and
 /// agreement with the decoding reader on what is a report.

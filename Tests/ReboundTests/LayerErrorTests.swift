@@ -1,6 +1,7 @@
 import Foundation
-import Rebound
 import Testing
+
+@testable import Rebound
 
 private enum SampleCode: Int, ErrorCode {
     static let domain = "SampleError"

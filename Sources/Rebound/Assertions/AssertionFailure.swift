@@ -13,7 +13,7 @@ public struct AssertionFailure: Hashable, Sendable, CustomStringConvertible {
     /// The function of the assertion.
     public var function: String
 
-    public init(
+    init(
         message: String,
         code: AssertionErrorCode = .unspecified,
         context: ErrorContext = ErrorContext(),

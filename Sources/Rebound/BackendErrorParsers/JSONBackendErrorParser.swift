@@ -1,4 +1,5 @@
 public import HTTPTypes
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -31,7 +32,7 @@ public import HTTPTypes
 /// real question and the verifier the real identifier.
 ///
 /// The body is untrusted. Bodies larger than ``maximumBodySize`` and bodies nested deeper than
-/// ``maximumNestingDepth`` are not parsed at all; fields of the wrong type are ignored. Any body
+/// 32 levels are not parsed at all; fields of the wrong type are ignored. Any body
 /// the parser does not recognise yields `nil`, never a crash.
 public struct JSONBackendErrorParser: BackendErrorParser {
     /// The backend's code strings and the codes they mean.
@@ -55,7 +56,7 @@ public struct JSONBackendErrorParser: BackendErrorParser {
     /// The format needs four levels (body, `error`, `details`, a detail); 32 leaves room for
     /// payloads with extra structure, and stops a body of ten thousand `[` from reaching the JSON
     /// parser at all.
-    public static let maximumNestingDepth = 32
+    static let maximumNestingDepth = 32
 
     /// The default largest body: 64 KiB.
     public static let defaultMaximumBodySize = 64 * 1024
@@ -87,7 +88,7 @@ public struct JSONBackendErrorParser: BackendErrorParser {
     /// The backend's error in the body, or `nil` when the body is not such a payload.
     ///
     /// The typed form of ``parse(_:body:)``.
-    public func backendError(from response: HTTPResponse, body: Data) -> BackendError? {
+    package func backendError(from response: HTTPResponse, body: Data) -> BackendError? {
         guard body.count <= maximumBodySize,
             let payload = JSONErrorPayload(body, maximumDepth: Self.maximumNestingDepth)
         else { return nil }

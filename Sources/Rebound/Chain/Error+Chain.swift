@@ -1,6 +1,6 @@
 extension Error {
     /// This error and every cause below it, outermost first (at most ``ErrorChain/maximumDepth``).
-    public var causalChain: [any Error] {
+    var causalChain: [any Error] {
         var errors: [any Error] = []
         var current: (any Error)? = self
         while let error = current, errors.count < ErrorChain.maximumDepth {

@@ -2,7 +2,7 @@ import Foundation
 
 extension ErrorChain.Link {
     /// The short name of an error type that is not a Rebound layer and has no rendering of its own.
-    public static let foreignShortName = "XX"
+    static let foreignShortName = "XX"
 
     /// A link for an error that is not a ``LayeredError``.
     ///
@@ -21,7 +21,7 @@ extension ErrorChain.Link {
     /// and an enum case's name as its code name: Swift's own error codes follow the order of the
     /// cases and would change when a case moves, so they are never used. Declare a layer to give
     /// such an error a code of its own. The error's description becomes the link's reason.
-    public init(foreign error: any Error) {
+    init(foreign error: any Error) {
         switch error {
         case let error as DecodingError:
             self.init(decoding: error)

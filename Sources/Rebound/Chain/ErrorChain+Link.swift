@@ -21,7 +21,7 @@ extension ErrorChain {
                 didSet { redactIfSensitive() }
             }
 
-            public init(key: String, value: String, isSensitive: Bool) {
+            init(key: String, value: String, isSensitive: Bool) {
                 self.key = key
                 self.value = isSensitive ? ErrorContext.Value.redactionMarker : value
                 self.isSensitive = isSensitive
@@ -62,7 +62,7 @@ extension ErrorChain {
         /// The line where the error was created, when known.
         public var line: Int?
 
-        public init(
+        init(
             domain: String,
             shortName: String,
             code: Int,
@@ -85,7 +85,7 @@ extension ErrorChain {
         }
 
         /// The link for one error, without its causes.
-        public init(_ error: any Error) {
+        package init(_ error: any Error) {
             guard let layered = error as? any LayeredError else {
                 self.init(foreign: error)
                 return

@@ -15,7 +15,7 @@
 /// A chain is a snapshot: sensitive context values are already redacted in it, so it can be
 /// logged, encoded as JSON and sent anywhere. Errors that are not ``LayeredError``s (a
 /// `DecodingError`, a `POSIXError`, anything else) appear as leaf links with a fixed rendering;
-/// see ``ErrorChain/Link/init(foreign:)``.
+/// see <doc:ErrorModel>.
 public struct ErrorChain: Hashable, Sendable, Codable {
     /// The most links a chain holds; deeper causes are cut off (and ``isTruncated`` says so), so
     /// that a pathological cause graph cannot make rendering unbounded.
@@ -26,7 +26,7 @@ public struct ErrorChain: Hashable, Sendable, Codable {
     /// Whether causes beyond ``maximumDepth`` were left out.
     public var isTruncated: Bool
 
-    public init(links: [Link], isTruncated: Bool = false) {
+    init(links: [Link], isTruncated: Bool = false) {
         self.links = links
         self.isTruncated = isTruncated
     }

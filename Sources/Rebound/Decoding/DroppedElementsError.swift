@@ -6,7 +6,7 @@ public struct DroppedElementsError: Error, CustomStringConvertible {
     /// The error of each element left out, in the order of the input.
     public let errors: [any Error]
 
-    public init(errors: [any Error]) {
+    init(errors: [any Error]) {
         self.errors = errors
     }
 

@@ -26,7 +26,7 @@ extension ResilientDecodingDigest.Entry {
 
 extension ResilientDecodingDigest {
     /// The context key that marks a recovered failure's outer link, with the value `true`.
-    public static var recoveredContextKey: String { "recovered" }
+    static var recoveredContextKey: String { "recovered" }
 
     /// The errors to report, each as the chain it would have had if it had failed the call, under
     /// `code`: `AP8-JS1-DE1` for a string where `tasks[3].price` belongs.
@@ -34,8 +34,8 @@ extension ResilientDecodingDigest {
     /// Each error is `LayerError(code, cause: JSONError(…, cause: the DecodingError))`, with the
     /// coding path in the JSON link's context. The short chain is the one the same failure would
     /// have had if it had failed the call, so monitoring puts both kinds of damage from one schema
-    /// change side by side; the outer link's reason and its context entry ``recoveredContextKey``
-    /// (`recovered: true`) tell a recovered failure from a fatal one. Expected unknown values are
+    /// change side by side; the outer link's reason and its context entry
+    /// `recovered: true` tell a recovered failure from a fatal one. Expected unknown values are
     /// not included.
     ///
     /// ```swift

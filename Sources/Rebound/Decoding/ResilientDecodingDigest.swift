@@ -106,7 +106,7 @@ public struct ResilientDecodingDigest: Sendable {
     /// Every recovery, in the order it happened.
     public let entries: [Entry]
 
-    public init(entries: [Entry]) {
+    init(entries: [Entry]) {
         self.entries = entries
     }
 

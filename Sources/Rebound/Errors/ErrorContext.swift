@@ -14,7 +14,7 @@ public struct ErrorContext: Hashable, Sendable, ExpressibleByDictionaryLiteral {
         CustomStringConvertible, CustomReflectable
     {
         /// The text that replaces a sensitive value in every rendering.
-        public static let redactionMarker = "<redacted>"
+        package static let redactionMarker = "<redacted>"
 
         /// The value itself; read it only where the secret is really needed.
         public var revealed: String

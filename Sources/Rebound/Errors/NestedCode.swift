@@ -14,7 +14,7 @@ public struct NestedCode: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The nested code's name, such as `"valueOutOfBounds"`.
     public var codeName: String
 
-    public init(domain: String, shortName: String, code: Int, codeName: String) {
+    init(domain: String, shortName: String, code: Int, codeName: String) {
         self.domain = domain
         self.shortName = shortName
         self.code = code

@@ -73,7 +73,7 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
     }
 
     /// The handler's name, which the attempt history records when it recovers a 429.
-    public static let handlerName = "AdaptiveRateLimitHandler"
+    package static let handlerName = "AdaptiveRateLimitHandler"
 
     public let name = AdaptiveRateLimitHandler.handlerName
     public let configuration: Configuration
@@ -234,7 +234,7 @@ public struct RateLimitWait: ErrorAttachment, Hashable {
     /// The wait for a token the attempt was refused.
     public let retryAfter: Duration
 
-    public init(key: String, retryAfter: Duration) {
+    init(key: String, retryAfter: Duration) {
         self.key = key
         self.retryAfter = retryAfter
     }

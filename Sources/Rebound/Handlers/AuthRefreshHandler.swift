@@ -334,7 +334,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
 
     /// Whether the failure is one a new credential may cure: its status, and no backend code that
     /// says otherwise.
-    public func isAuthenticationFailure(_ failure: FailedAttempt) -> Bool {
+    func isAuthenticationFailure(_ failure: FailedAttempt) -> Bool {
         guard let status = failure.status?.code,
             status == 401 || (status == 403 && configuration.handlesForbidden)
         else { return false }

@@ -191,7 +191,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     }
 
     /// Whether the failure is one that waiting may cure.
-    public func isTransient(_ failure: FailedAttempt) -> Bool {
+    func isTransient(_ failure: FailedAttempt) -> Bool {
         // A captcha sent with 429 is not rate limiting that waiting cures: it is the captcha
         // handler's, wherever it stands in the chain.
         if failure.error.chainContains(BackendErrorCode.captchaRequired) { return false }
@@ -203,7 +203,7 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
     }
 
     /// Whether sending `request` again is safe: its method is idempotent or it carries a key.
-    public static func mayRetry(_ request: HTTPRequest) -> Bool {
+    static func mayRetry(_ request: HTTPRequest) -> Bool {
         idempotentMethods.contains(request.method) || request.headerFields[idempotencyKey] != nil
     }
 

@@ -67,7 +67,7 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
     /// A solved challenge is only met again by requests that were under way while it was being
     /// solved, seconds at most; 64 covers any burst of them and keeps the memory of a long-running
     /// app bounded.
-    public static let rememberedChallenges = 64
+    static let rememberedChallenges = 64
 
     public let configuration: Configuration
     /// Gets the person's answer.

@@ -79,7 +79,7 @@ extension CircuitBreakerHandler {
         public static let `default` = Configuration()
 
         /// The break after `failedProbes` failed probes in a row, before jitter.
-        public func breakDuration(afterFailedProbes failedProbes: Int) -> Duration {
+        func breakDuration(afterFailedProbes failedProbes: Int) -> Duration {
             var duration = breakDuration
             for _ in 0..<min(failedProbes, 64) where duration < maximumBreakDuration {
                 duration *= 2
@@ -88,7 +88,7 @@ extension CircuitBreakerHandler {
         }
 
         /// The break after `failedProbes` failed probes in a row, with jitter drawn from `random`.
-        public func jitteredBreakDuration(
+        func jitteredBreakDuration(
             afterFailedProbes failedProbes: Int,
             using random: inout some RandomNumberGenerator
         ) -> Duration {

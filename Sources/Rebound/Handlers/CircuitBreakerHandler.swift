@@ -272,7 +272,7 @@ public struct CircuitOpen: ErrorAttachment, Hashable {
     /// The time until the next probe may go.
     public let retryAfter: Duration
 
-    public init(key: String, retryAfter: Duration) {
+    init(key: String, retryAfter: Duration) {
         self.key = key
         self.retryAfter = retryAfter
     }

@@ -60,7 +60,7 @@ extension StaleIfErrorHandler {
         /// Whether an earlier answer may stand in for `failure`: the outermost status in its
         /// chain is one of ``failureStatuses``, or, without a status, its outermost network
         /// failure is one of ``failureNetworkFailures``, or it is a refusal of an open circuit.
-        public func servesStale(for failure: any Error) -> Bool {
+        func servesStale(for failure: any Error) -> Bool {
             if let status = failure.firstError(in: HTTPStatusCode.self) {
                 return failureStatuses.contains(status.code.rawValue)
             }

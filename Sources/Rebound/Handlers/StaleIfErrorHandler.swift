@@ -93,9 +93,10 @@ public final class StaleIfErrorHandler: RecoverableErrorHandler, Sendable {
         }
     }
 
-    /// The last good answer to an opted-in GET that failed with a chain of
-    /// ``Configuration/servesStale(for:)``, when it is at most the endpoint's
-    /// ``EndpointOptions/staleIfError`` old.
+    /// The last good answer to an opted-in GET whose failure the ``Configuration`` names (an
+    /// outermost status in ``Configuration/failureStatuses``, a network failure in
+    /// ``Configuration/failureNetworkFailures``, or an open circuit), when it is at most the
+    /// endpoint's ``EndpointOptions/staleIfError`` old.
     public func staleAnswer(for call: FailedCall) -> StaleAnswer? {
         guard call.request.method == .get, let maximumStaleness = call.options.staleIfError,
             configuration.servesStale(for: call.error)

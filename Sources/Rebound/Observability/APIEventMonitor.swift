@@ -98,7 +98,7 @@ public struct APIEvent: Sendable {
     /// The transfer's facts, libcurl's timings among them (``TransferInfo/timings``).
     public var transfer: TransferInfo?
 
-    public init(
+    init(
         kind: Kind, call: UInt64, attempt: Int? = nil, endpoint: String, status: Int? = nil,
         chain: ErrorChain? = nil, handler: String? = nil, delay: Duration? = nil, duration: Duration? = nil,
         transfer: TransferInfo? = nil

@@ -94,8 +94,8 @@ public struct Backoff: Sendable, Hashable {
     /// - ``Jitter/decorrelated``: `min(cap, uniform in base...max(base, 3 × previous))`, with a
     ///   missing `previous` taken as `base`; `k` is not used.
     ///
-    /// Random draws go through ``Swift/Duration/uniform(in:using:)``, so a seeded generator gives
-    /// the same waits everywhere.
+    /// Random draws are specified to the nanosecond, independent of the standard library's, so a
+    /// seeded generator gives the same waits on every platform and release.
     ///
     /// - Parameters:
     ///   - k: The retry number, counting from 0; a negative `k` is treated as 0.

@@ -20,7 +20,7 @@ extension Duration {
     ///   - range: The durations to choose from, both bounds included.
     ///   - generator: The source of randomness.
     /// - Returns: A duration within `range`.
-    public static func uniform(
+    static func uniform(
         in range: ClosedRange<Duration>,
         using generator: inout some RandomNumberGenerator
     ) -> Duration {

@@ -58,7 +58,7 @@ public struct RateLimitFields: Sendable, Hashable {
     /// A reset above this many seconds is a date in seconds since 1970 rather than a wait: 10⁹ s is
     /// 31 years, longer than any quota window, and as a date it is September 2001, before any of
     /// these fields existed.
-    public static let epochThreshold: Int64 = 1_000_000_000
+    static let epochThreshold: Int64 = 1_000_000_000
 
     /// Fields stated by hand, for tests and for servers that say it another way.
     public init(

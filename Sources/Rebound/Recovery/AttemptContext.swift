@@ -11,7 +11,7 @@ public struct AttemptID: Hashable, Sendable, CustomStringConvertible {
     /// The attempt's number within its call, from 1.
     public let attempt: Int
 
-    public init(call: UInt64, attempt: Int) {
+    init(call: UInt64, attempt: Int) {
         self.call = call
         self.attempt = attempt
     }
@@ -48,7 +48,7 @@ public struct AttemptContext: Sendable {
     ///   - method: The request's method.
     ///   - path: The endpoint's path under the base URL (a query is left out of ``endpoint``).
     ///   - time: The pipeline's clock and date.
-    public init(
+    init(
         id: AttemptID,
         maxAttempts: Int,
         deadline: Duration,

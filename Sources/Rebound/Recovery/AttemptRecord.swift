@@ -13,7 +13,7 @@ public struct AttemptRecord: Hashable, Sendable, Codable {
     /// The handler that decided to send again after this attempt, if one did.
     public var handler: String?
 
-    public init(
+    init(
         number: Int,
         status: Int?,
         chain: ErrorChain?,
@@ -42,7 +42,7 @@ public struct AttemptHistory: ErrorAttachment, Hashable, Codable {
     /// The attempts, oldest first.
     public var attempts: [AttemptRecord]
 
-    public init(attempts: [AttemptRecord]) {
+    init(attempts: [AttemptRecord]) {
         self.attempts = attempts
     }
 

@@ -76,7 +76,7 @@ public struct HandlerSelector: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `handler` is one of those picked.
-    public func matches(_ handler: any RecoverableErrorHandler) -> Bool {
+    func matches(_ handler: any RecoverableErrorHandler) -> Bool {
         switch kind {
         case .name(let name): handler.name == name
         case .type(let type, _): ObjectIdentifier(Swift.type(of: handler)) == type

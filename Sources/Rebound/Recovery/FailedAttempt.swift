@@ -26,7 +26,7 @@ public struct FailedAttempt: Sendable {
     /// The earlier attempts of this request, oldest first (this one not included).
     public var history: [AttemptRecord]
 
-    public init(
+    init(
         error: any Error,
         request: HTTPRequest,
         body: Data?,

@@ -16,7 +16,7 @@ public struct FailedCall: Sendable {
     /// The pipeline's clock and date.
     public var time: TimeSource
 
-    public init(
+    init(
         request: HTTPRequest, options: EndpointOptions, error: any Error, history: [AttemptRecord], time: TimeSource
     ) {
         self.request = request

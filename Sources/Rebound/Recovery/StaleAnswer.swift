@@ -22,7 +22,8 @@ public struct Staleness: Sendable {
     /// The failure it stands in for: what the call would otherwise have thrown as its cause.
     public var failure: any Error
 
-    public init(age: Duration, handler: String, failure: any Error) {
+    @usableFromInline
+    init(age: Duration, handler: String, failure: any Error) {
         self.age = age
         self.handler = handler
         self.failure = failure

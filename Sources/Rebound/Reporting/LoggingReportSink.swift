@@ -1,4 +1,5 @@
 public import Logging
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -43,7 +44,7 @@ public struct LoggingReportSink: ReportSink {
 
     /// The metadata of a report's line: the full chain, the redacted context, where, which build
     /// and session, and how many occurrences.
-    public static func metadata(of report: NonFatalReport) -> Logger.Metadata {
+    static func metadata(of report: NonFatalReport) -> Logger.Metadata {
         [
             "chain": .string(report.fullChain),
             "context": .string(

@@ -12,9 +12,9 @@ import Metrics
 /// `chain="other"`.
 public final class MetricsReportSink: ReportSink {
     /// The counter's label.
-    public static let label = "rebound_nonfatal_total"
+    static let label = "rebound_nonfatal_total"
     /// The label value of chains beyond ``maximumChains``.
-    public static let otherChains = "other"
+    static let otherChains = "other"
 
     /// The most chains with a counter of their own.
     public let maximumChains: Int

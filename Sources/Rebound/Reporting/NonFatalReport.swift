@@ -80,7 +80,7 @@ public struct NonFatalReport: Hashable, Sendable, Codable {
     /// reporter had none or the report predates the field.
     public var host: String?
 
-    public init(
+    init(
         kind: Kind,
         error: ErrorChain,
         context: [ErrorChain.Link.ContextEntry] = [],
@@ -183,7 +183,7 @@ extension NonFatalReport {
     ///
     /// JSON escapes newlines inside strings, so the result never contains one: a line of a report
     /// file is always exactly one report.
-    public func jsonLine() throws -> Data {
+    func jsonLine() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)

@@ -29,7 +29,7 @@ public struct ReportStatistics: Hashable, Sendable, Codable {
     /// Deliveries to a sink that timed out.
     public var sinkTimeouts = 0
 
-    public init() {}
+    init() {}
 
     /// Every occurrence dropped, whatever the reason.
     public var dropped: Int { droppedByChainCap + droppedBySessionCap + droppedByQueueFull }

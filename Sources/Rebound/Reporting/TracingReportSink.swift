@@ -1,4 +1,5 @@
 public import Tracing
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -27,7 +28,7 @@ public import Tracing
 /// links a trace to the reports.
 public struct TracingReportSink: ReportSink {
     /// The event's name, and the name of the span started when there is no span to add it to.
-    public static let eventName = "rebound.nonfatal"
+    static let eventName = "rebound.nonfatal"
 
     private let tracer: any Tracer
 
@@ -44,7 +45,7 @@ public struct TracingReportSink: ReportSink {
     }
 
     /// The event for a report.
-    public static func event(for report: NonFatalReport) -> SpanEvent {
+    static func event(for report: NonFatalReport) -> SpanEvent {
         var attributes = SpanAttributes()
         attributes["rebound.chain"] = report.chain
         attributes["rebound.chain.full"] = report.fullChain

@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
-import Rebound
 import Testing
+
+@testable import Rebound
 
 @Suite struct JSONBackendErrorParserTests {
     private let parser = JSONBackendErrorParser()

@@ -1,7 +1,8 @@
 import Foundation
 import PropertyBased
-import Rebound
 import Testing
+
+@testable import Rebound
 
 /// Property tests over generated chains: any chain renders, encodes and decodes consistently, and
 /// wrapping never loses a link.

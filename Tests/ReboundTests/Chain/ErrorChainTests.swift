@@ -1,6 +1,7 @@
 import Foundation
-import Rebound
 import Testing
+
+@testable import Rebound
 
 @Suite struct ErrorChainTests {
     // MARK: - Stable renderings

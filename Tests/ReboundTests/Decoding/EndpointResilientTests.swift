@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// An observer that keeps what it is given.
 private final class RecordingObserver: PartialDecodingObserver {

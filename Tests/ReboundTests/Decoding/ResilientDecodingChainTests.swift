@@ -1,6 +1,7 @@
 import Foundation
-import Rebound
 import Testing
+
+@testable import Rebound
 
 /// Recovered errors as chain links: under the endpoint's code, over the JSON layer.
 @Suite struct ResilientDecodingChainTests {

@@ -1,6 +1,7 @@
 import Foundation
-import Rebound
 import Testing
+
+@testable import Rebound
 
 /// The projected value: outcome, error, errors and results, and the scalar types decoded through
 /// the decoder's own methods.

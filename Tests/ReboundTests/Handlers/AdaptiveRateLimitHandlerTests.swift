@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import MetricsTestKit
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// The adaptive limiter in the pipeline over a scripted transport, and its rate driven through
 /// its hooks on a test clock.

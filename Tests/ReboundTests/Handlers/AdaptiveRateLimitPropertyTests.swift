@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import PropertyBased
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// Property tests of the limiter's laws, under any sequence of attempts, answers (successes,
 /// throttles with and without a pause, fields that state a quota or say nothing remains) and

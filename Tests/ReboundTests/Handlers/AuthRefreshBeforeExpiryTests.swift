@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// `AuthRefreshHandler` refreshing a credential before it expires: before the attempt is sent,
 /// in one flight shared with the refreshes after a 401, on a test clock whose date is the

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// `CaptchaRequiredHandler`: recognising the challenge, single flight, cancellation, failure and
 /// the bound on captchas per request.

@@ -2,9 +2,10 @@ import Foundation
 import HTTPTypes
 import Logging
 import MetricsTestKit
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// The breaker in the pipeline, over a scripted transport and a test clock; one attempt per call,
 /// so that every call is one attempt the breaker counts.

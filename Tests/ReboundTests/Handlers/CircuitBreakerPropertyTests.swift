@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import PropertyBased
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// Property tests of the breaker's laws, under any interleaving of attempts that start, end in
 /// any way and overlap, and of time that passes: it never lets an attempt through while open,

@@ -1,8 +1,9 @@
 import Foundation
 import HTTPTypes
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// The bulkhead in the pipeline, over a transport whose answers wait for the test.
 @Suite struct ConcurrencyLimitHandlerTests {

@@ -1,9 +1,10 @@
 import Foundation
 import HTTPTypes
 import PropertyBased
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 /// Property tests of the stale-if-error handler's laws, under any interleaving of attempts that
 /// start and end, identities that change and time that passes, through its public hooks as the

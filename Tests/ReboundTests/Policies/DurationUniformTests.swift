@@ -1,6 +1,7 @@
 import PropertyBased
-import Rebound
 import Testing
+
+@testable import Rebound
 
 private typealias SeededGenerator = Rebound.SeededRandom
 

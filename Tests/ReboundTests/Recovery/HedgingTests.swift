@@ -1,10 +1,11 @@
 import Foundation
 import HTTPTypes
 import PropertyBased
-import Rebound
 import ReboundTesting
 import TestSupport
 import Testing
+
+@testable import Rebound
 
 /// Hedged calls through the pipeline, with the public API alone: a scripted transport whose
 /// answers take time on a manual test clock.

@@ -1,9 +1,10 @@
 import Foundation
-import Rebound
 import ReboundTesting
 import TestSupport
 import Testing
 import Tracing
+
+@testable import Rebound
 
 @Suite struct NonFatalReporterTests {
     // MARK: - Record and return

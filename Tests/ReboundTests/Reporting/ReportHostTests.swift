@@ -1,7 +1,8 @@
 import Foundation
-import Rebound
 import ReboundTesting
 import Testing
+
+@testable import Rebound
 
 #if canImport(Glibc)
     import Glibc

@@ -2,9 +2,10 @@ import Foundation
 import InMemoryTracing
 import Logging
 import MetricsTestKit
-import Rebound
 import Testing
 import Tracing
+
+@testable import Rebound
 
 @Suite struct ReportSinkTests {
     // MARK: - swift-log

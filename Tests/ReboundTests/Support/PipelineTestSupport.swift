@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
-import Rebound
 import ReboundTesting
+
+@testable import Rebound
 
 extension FailedAttempt {
     /// A failure of attempt `attempt` of a call, as handler tests build them by hand.

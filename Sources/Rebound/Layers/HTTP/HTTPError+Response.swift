@@ -2,10 +2,10 @@ public import HTTPTypes
 
 extension LayerError where Code == HTTPStatusCode {
     /// The context key of the response's `Content-Type`.
-    public static var contentTypeKey: String { "contentType" }
+    static var contentTypeKey: String { "contentType" }
 
     /// The context key of the response's `Content-Length`.
-    public static var contentLengthKey: String { "contentLength" }
+    static var contentLengthKey: String { "contentLength" }
 
     /// The error for a response whose status says the request failed.
     ///

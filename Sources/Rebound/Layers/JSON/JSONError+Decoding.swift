@@ -6,14 +6,14 @@
 
 extension LayerError where Code == JSONErrorCode {
     /// The context key of the path to the value that failed, such as `tasks[3].price`.
-    public static var codingPathKey: String { "codingPath" }
+    static var codingPathKey: String { "codingPath" }
 
     /// The context key of the size of the body that failed to decode, in bytes.
-    public static var byteCountKey: String { "byteCount" }
+    static var byteCountKey: String { "byteCount" }
 
     /// Wraps a `DecodingError` as the cause of a JSON error with the matching code.
     ///
-    /// The path to the failing value goes into the context (``codingPathKey``) and the reason,
+    /// The path to the failing value goes into the context (`codingPath`) and the reason,
     /// written as people write it (`tasks[1].price`), because the path is what tells a schema change
     /// from bad data. For a missing key the path ends with the key itself, which `DecodingError`
     /// keeps apart from its path.
