@@ -8,8 +8,9 @@ import Rebound
 /// the environment (`http_proxy` and the others). What libcurl writes becomes a `NetworkError`'s
 /// reason and context, which go into descriptions, logs and reports, so the user information of
 /// every URL in it (what comes before the last `@`) is replaced with
-/// ``ErrorContext/Value/redactionMarker`` first. Text without an `@` is kept as it is.
-enum CurlErrorText {
+/// ``ErrorContext/Value/redactionMarker`` first. Text without an `@` that libcurl did not cut
+/// (shorter than ``longestText`` bytes) is kept as it is.
+package enum CurlErrorText {
     /// `text` with the user information of every URL in it redacted.
     ///
     /// libcurl puts what it was given between single quotes: from the first quote to the last is
@@ -18,11 +19,14 @@ enum CurlErrorText {
     ///
     /// libcurl cuts its text at ``longestText`` bytes, and a long password (a token) takes the
     /// `@` and the closing quote with it. So in a text that long, all that follows the first
-    /// quote is one value whose end is lost, and all of it after its scheme is redacted.
-    static func redactingCredentials(_ text: String) -> String {
-        if text.utf8.count >= longestText, let quote = text.firstRange(of: " '") {
-            return redactingWords(text[..<quote.lowerBound]) + " '"
-                + redactingAfterScheme(text[quote.upperBound...])
+    /// quote is one value whose end is lost, or without a quote the last word is, and all of it
+    /// after its scheme is redacted.
+    package static func redactingCredentials(_ text: String) -> String {
+        if text.utf8.count >= longestText {
+            let cut =
+                text.firstRange(of: " '")?.upperBound ?? text.lastIndex(of: " ").map(text.index(after:))
+                ?? text.startIndex
+            return redactingWords(text[..<cut]) + redactingAfterScheme(text[cut...])
         }
         guard text.contains("@") else { return text }
         guard let open = text.firstIndex(of: "'"), let close = text.lastIndex(of: "'"), open < close else {
@@ -63,5 +67,5 @@ enum CurlErrorText {
     }
 
     /// The longest text libcurl writes: its error buffer, less the terminating NUL.
-    static let longestText = Int(CURL_ERROR_SIZE) - 1
+    package static let longestText = Int(CURL_ERROR_SIZE) - 1
 }

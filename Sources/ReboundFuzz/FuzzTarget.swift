@@ -21,6 +21,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
     case resilientDecoding = "resilient-decoding"
     /// The `rebound` tool's parsing and validation of its arguments and `COLUMNS`.
     case cliArguments = "cli-arguments"
+    /// `CurlErrorText`'s screening of libcurl's error text for a proxy's credentials.
+    case curlErrorText = "curl-error-text"
 
     /// What `input` showed to break the contract; empty when nothing did.
     func violations(_ input: [UInt8]) -> [String] {
@@ -33,6 +35,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
         case .errorChain: ErrorChainFuzzing.violations(input)
         case .resilientDecoding: ResilientDecodingFuzzing.violations(input)
         case .cliArguments: CLIArgumentsFuzzing.violations(input)
+        case .curlErrorText: CurlErrorTextFuzzing.violations(input)
         }
     }
 }

@@ -43,6 +43,11 @@ import Testing
             String(("Unsupported proxy syntax in 'http://user:" + String(repeating: "s3cret", count: 50)).prefix(255)),
             "Unsupported proxy syntax in 'http://<redacted>"
         ),
+        // A URL among words, cut as long: the fuzzer found the rest of the password kept.
+        (
+            String(("Could not reach http://user:" + String(repeating: "s3cret", count: 50)).prefix(255)),
+            "Could not reach http://<redacted>"
+        ),
         (
             "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server",
             "Failed to connect to 127.0.0.1 port 1 after 0 ms: Couldn't connect to server"
