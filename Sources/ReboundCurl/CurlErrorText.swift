@@ -21,49 +21,69 @@ package enum CurlErrorText {
     /// `@` and the closing quote with it. So in a text that long, all that follows the first
     /// quote is one value whose end is lost, or without a quote the last word is, and all of it
     /// after its scheme is redacted.
+    ///
+    /// The text is read as UTF-8 bytes: the quotes, `@`, spaces and `://` it looks for are ASCII,
+    /// and are found even where a character next to one joins it into one `Character` (U+0600
+    /// before an `@`, a combining accent after it).
     package static func redactingCredentials(_ text: String) -> String {
-        if text.utf8.count >= longestText {
+        let bytes = Array(text.utf8)[...]
+        if bytes.count < longestText, !bytes.contains(at) { return text }
+        return String(decoding: redactingCredentials(bytes), as: UTF8.self)
+    }
+
+    private static func redactingCredentials(_ text: ArraySlice<UInt8>) -> [UInt8] {
+        if text.count >= longestText {
             let cut =
-                text.firstRange(of: " '")?.upperBound ?? text.lastIndex(of: " ").map(text.index(after:))
+                text.firstRange(of: [space, quote])?.upperBound ?? text.lastIndex(of: space).map { $0 + 1 }
                 ?? text.startIndex
             return redactingWords(text[..<cut]) + redactingAfterScheme(text[cut...])
         }
-        guard text.contains("@") else { return text }
-        guard let open = text.firstIndex(of: "'"), let close = text.lastIndex(of: "'"), open < close else {
-            return redactingWords(text[...])
+        guard let open = text.firstIndex(of: quote), let close = text.lastIndex(of: quote), open < close else {
+            return redactingWords(text)
         }
-        let quoted = text[text.index(after: open)..<close]
-        return redactingWords(text[..<open]) + "'" + redactingUserInfo(quoted) + "'"
-            + redactingWords(text[text.index(after: close)...])
+        return redactingWords(text[..<open]) + [quote] + redactingUserInfo(text[(open + 1)..<close]) + [quote]
+            + redactingWords(text[(close + 1)...])
     }
 
-    private static func redactingWords(_ text: Substring) -> String {
-        guard text.contains("@") else { return String(text) }
-        return text.split(separator: " ", omittingEmptySubsequences: false).map(redactingUserInfo).joined(
-            separator: " ")
+    private static let at = UInt8(ascii: "@")
+    private static let quote = UInt8(ascii: "'")
+    private static let space = UInt8(ascii: " ")
+    private static let marker = Array(ErrorContext.Value.redactionMarker.utf8)
+
+    private static func redactingWords(_ text: ArraySlice<UInt8>) -> [UInt8] {
+        guard text.contains(at) else { return Array(text) }
+        return Array(
+            text.split(separator: space, omittingEmptySubsequences: false).map(redactingUserInfo).joined(
+                separator: [space]))
     }
 
     /// The value with what stands between its scheme (`http://`, if it starts with one) and its
     /// last `@` redacted.
-    private static func redactingUserInfo(_ value: Substring) -> String {
-        guard let at = value.lastIndex(of: "@") else { return String(value) }
+    private static func redactingUserInfo(_ value: ArraySlice<UInt8>) -> [UInt8] {
+        guard let at = value.lastIndex(of: at) else { return Array(value) }
         let start = afterScheme(value)
-        guard start < at else { return String(value) }
-        return String(value[..<start]) + ErrorContext.Value.redactionMarker + String(value[at...])
+        guard start < at else { return Array(value) }
+        return value[..<start] + marker + value[at...]
     }
 
     /// The value with all that follows its scheme (`http://`, if it starts with one) redacted.
-    private static func redactingAfterScheme(_ value: Substring) -> String {
+    private static func redactingAfterScheme(_ value: ArraySlice<UInt8>) -> [UInt8] {
         let start = afterScheme(value)
-        return start == value.endIndex ? String(value) : value[..<start] + ErrorContext.Value.redactionMarker
+        return start == value.endIndex ? Array(value) : value[..<start] + marker
     }
 
     /// Where the value's scheme and `://` end; its start if it has none.
-    private static func afterScheme(_ value: Substring) -> Substring.Index {
-        guard let colon = value.firstIndex(of: ":"), value[colon...].hasPrefix("://"),
-            value[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+    private static func afterScheme(_ value: ArraySlice<UInt8>) -> Int {
+        guard let colon = value.firstIndex(of: UInt8(ascii: ":")), value[colon...].starts(with: "://".utf8),
+            value[..<colon].allSatisfy(isInScheme)
         else { return value.startIndex }
-        return value.index(colon, offsetBy: 3)
+        return colon + 3
+    }
+
+    /// Whether the byte is what a scheme is made of: an ASCII letter or digit, `+`, `-` or `.`.
+    private static func isInScheme(_ byte: UInt8) -> Bool {
+        let character = Character(Unicode.Scalar(byte))
+        return byte < 0x80 && (character.isLetter || character.isNumber || "+-.".contains(character))
     }
 
     /// The longest text libcurl writes: its error buffer, less the terminating NUL.

@@ -7,9 +7,9 @@ import ReboundCurl
 /// The input's first byte picks the message around the URL and the URL's scheme, its second the
 /// shape of the user information and the proxy's host, its third how many times the secret
 /// repeats (so that short inputs make secrets longer than libcurl's text); the rest, read as
-/// UTF-8, is the secret: any characters but NUL, which no C string holds. The message is cut at
-/// `CurlErrorText.longestText` bytes, as libcurl's buffer cuts it, and read as `String(cString:)`
-/// reads it.
+/// UTF-8, is the secret: any characters but NUL, which no C string holds, from no more bytes
+/// than libcurl's text holds. The message is cut at `CurlErrorText.longestText` bytes, as
+/// libcurl's buffer cuts it, and read as `String(cString:)` reads it.
 ///
 /// Contract: no piece of the secret of ``pieceLength`` bytes comes out, unless the text with the
 /// user information redacted holds it too; a message that was not cut keeps its words around the
@@ -48,7 +48,8 @@ enum CurlErrorTextFuzzing {
         let userInformation =
             scheme.isEmpty ? userInformations[0] : userInformations[Int(input[1]) % userInformations.count]
         let secret = String(
-            repeating: secretCharacters(input.dropFirst(3), quoted: message.quoted), count: 1 + Int(input[2]) % 32)
+            repeating: secretCharacters(input.dropFirst(3).prefix(CurlErrorText.longestText), quoted: message.quoted),
+            count: 1 + Int(input[2]) % 32)
 
         let whole =
             message.before + scheme + userInformation.replacing("{S}", with: secret) + "@" + host + message.after
