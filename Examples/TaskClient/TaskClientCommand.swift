@@ -39,7 +39,7 @@ struct TaskClientCommand: AsyncParsableCommand {
               task-client
               task-client --backend http://127.0.0.1:8080
               task-client --captcha-answer 7 < /dev/null
-              task-client --metrics-port 9464
+              task-client --metrics-port 9464 --metrics-linger 3
               swift run --traits OTel task-client --otlp-endpoint http://127.0.0.1:4318 --metrics-port 9464
             """
     )
@@ -66,6 +66,22 @@ struct TaskClientCommand: AsyncParsableCommand {
 
     @Option(help: "Serve metrics for Prometheus at http://127.0.0.1:<port>/metrics while the session runs.")
     var metricsPort: Int?
+
+    @Option(
+        help: """
+            With --metrics-port: after the session, keep serving the metrics this many seconds \
+            (at most 600), so that Prometheus scrapes their final values.
+            """)
+    var metricsLinger: Int = 0
+
+    func validate() throws {
+        guard (0...600).contains(metricsLinger) else {
+            throw ValidationError("--metrics-linger takes 0 to 600 seconds, not \(metricsLinger).")
+        }
+        guard metricsLinger == 0 || metricsPort != nil else {
+            throw ValidationError("--metrics-linger needs --metrics-port: there are no metrics to serve without it.")
+        }
+    }
 
     func run() async throws {
         let transport = CurlTransport()
@@ -95,6 +111,10 @@ struct TaskClientCommand: AsyncParsableCommand {
             interactor: interactor, control: control, presenter: presenter, reporter: telemetry.reporter
         ).run()
         try await inProcess?.shutdown()
+        if metricsLinger > 0 {
+            Console.write("\nServing the metrics \(metricsLinger) s more, for a last scrape.")
+            try await Task.sleep(for: .seconds(metricsLinger))
+        }
         await telemetry.stop()
         if surprises > 0 {
             Console.write("\n\(surprises) step(s) did not end as expected.")

@@ -116,6 +116,13 @@ import Testing
         #expect(!result.timedOut)
     }
 
+    @Test(arguments: [["--metrics-linger", "5"], ["--metrics-port", "0", "--metrics-linger", "601"]])
+    func aLingerWithoutMetricsOrBeyondTenMinutesIsRefused(arguments: [String]) async throws {
+        let result = try await ExecutableRunner.run("task-client", arguments, input: Data())
+        #expect(result.status == 64)
+        #expect(result.stderrText.contains("--metrics-linger"), "\(result.stderrText)")
+    }
+
     @Test func helpShowsTheExamples() async throws {
         let result = try await ExecutableRunner.run("task-client", ["--help"])
         #expect(result.status == 0)

@@ -13,10 +13,18 @@
             let receiver = try await OTLPReceiver.start(transport: transport)
             defer { receiver.stop() }
             let metricsPort = try await ExternalServer.unusedPort()
+            // Prometheus scrapes the example's port every second; the example serves its metrics
+            // 3 s past the session, so the last scrape has their final values.
+            let prometheus = try await PrometheusServer.start(
+                scraping: "127.0.0.1:\(metricsPort)", transport: transport)
+            defer { prometheus.stop() }
 
             let run = try await ExampleRun.start(
                 "task-client",
-                ["--quiet", "--otlp-endpoint", receiver.endpoint, "--metrics-port", "\(metricsPort)"],
+                [
+                    "--quiet", "--otlp-endpoint", receiver.endpoint, "--metrics-port", "\(metricsPort)",
+                    "--metrics-linger", "3",
+                ],
                 timeLimit: .seconds(120))
             #expect(!run.timedOut)
             #expect(run.status == 0, "\(run.output)")
@@ -54,6 +62,20 @@
                 metrics.contains {
                     $0.name == "rebound_nonfatal_total" && $0.attributes?["chain"] == "US4-IN2-AP3-RE50"
                 })
+
+            // Prometheus holds the same calls: the reported failure by chain, the attempts that
+            // failed and were retried, the breaker's circuit closed again. Once the example is
+            // gone its series are marked stale, so the queries take each one's last sample.
+            let reported = try await prometheus.query(
+                #"last_over_time(rebound_nonfatal_total{chain="US4-IN2-AP3-RE50"}[5m])"#)
+            #expect(reported.first?.number == 1, "\(reported)")
+            let failedAttempts = try await prometheus.query(
+                #"sum(last_over_time(rebound_attempts_total{outcome="failure"}[5m]))"#)
+            #expect((failedAttempts.first?.number ?? 0) > 0, "\(failedAttempts)")
+            let recoveries = try await prometheus.query("last_over_time(rebound_recoveries_total[5m])")
+            #expect(!recoveries.isEmpty)
+            let circuits = try await prometheus.query("last_over_time(rebound_circuit_state[5m])")
+            #expect(circuits.first?.number == 0, "\(circuits)")
 
             // The password of step 1 and the tokens never leave the process.
             let received = receiver.text()
