@@ -92,12 +92,14 @@ public struct RateLimitFields: Sendable, Hashable {
     }
 
     /// Reads `response`'s fields. Most answers carry none of them: a head that holds no field
-    /// named with `ratelimit` or `retry-after` is then left unparsed (a transport may defer
-    /// parsing it), and `now` is not asked.
+    /// named with `ratelimit` (nor, unless it is a success, `retry-after`) is then left unparsed
+    /// (a transport may defer parsing it), and `now` is not asked. `Retry-After` means something
+    /// on a 429, a 503 or a redirect (RFC 9110, 10.2.3), never on a success.
     package init(_ response: TransportResponse, now: () -> Date) {
         guard
             response.mayHaveHeaderField(nameContaining: "ratelimit")
-                || response.mayHaveHeaderField(nameContaining: "retry-after")
+                || (response.status.kind != .successful
+                    && response.mayHaveHeaderField(nameContaining: "retry-after"))
         else {
             self.init()
             return

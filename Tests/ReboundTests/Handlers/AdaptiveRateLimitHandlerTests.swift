@@ -342,6 +342,13 @@ import Testing
             context: driver.context(2))
         #expect(parses.withLock { $0 } == 1)
         #expect(driver.status.pausedUntil == .seconds(9))
+
+        // `Retry-After` means nothing on a success (RFC 9110, 10.2.3): such a head is not parsed.
+        let other = Driver()
+        other.limiter.attemptDidEndSynchronously(
+            .succeeded(request: Driver.request(), response: answer("Retry-After: 30\r\n")), context: other.context(1))
+        #expect(parses.withLock { $0 } == 1)
+        #expect(other.status.pausedUntil == nil)
     }
 
     @Test func aServerPauseIsCappedAtTheMaximum() async throws {
