@@ -131,10 +131,12 @@ struct CircuitBreakerRegistry {
 
     /// Hears how attempt `id` ended; the transition it caused, if any.
     mutating func end(_ id: AttemptID, _ result: Result, now: Duration) -> CircuitBreakerHandler.Transition? {
-        guard let ticket = tickets.removeValue(forKey: id), var circuit = circuits[ticket.key],
-            circuit.generation == ticket.generation
+        // Taken out and put back: a copy left in the dictionary would make the window's array
+        // copy itself at the first write.
+        guard let ticket = tickets.removeValue(forKey: id), var circuit = circuits.removeValue(forKey: ticket.key)
         else { return nil }
         defer { circuits[ticket.key] = circuit }
+        guard circuit.generation == ticket.generation else { return nil }
         switch circuit.phase {
         case .closed:
             guard result != .ignored else { return nil }
