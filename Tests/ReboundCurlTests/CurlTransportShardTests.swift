@@ -74,7 +74,10 @@ struct CurlTransportShardTests {
                 }
                 return await group.reduce(into: []) { $0.append($1) }
             }
-            #expect(codes == [.timeout, .timeout, .timeout])
+            // On a loaded machine (the thread sanitizer beside the suite) the 300 ms may pass
+            // before a connection is made: then the timer ends the transfer as a connect timeout.
+            #expect(codes.count == 3)
+            #expect(codes.allSatisfy { $0 == .timeout || $0 == .connectTimeout }, "\(codes)")
         }
     }
 }
