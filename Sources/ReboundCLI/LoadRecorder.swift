@@ -30,6 +30,9 @@ final class LoadRecorder: APIEventMonitor {
         var attempts = 0
         /// Attempts sent beside another still in flight (hedges).
         var hedges = 0
+        /// Hedges begun and not yet sent, by call and attempt: one the call's first answer ends
+        /// while its handlers prepare it is never sent, and is not counted.
+        var hedgesPreparing: Set<HedgeID> = []
         /// Attempts a handler refused before sending, by the handler's name.
         var refusedByHandler: [String: Int] = [:]
         var transitions: [Transition] = []
@@ -72,17 +75,38 @@ final class LoadRecorder: APIEventMonitor {
     }
 
     func receive(_ event: APIEvent) {
+        let hedge = HedgeID(call: event.call, attempt: event.attempt ?? 0)
         switch event.kind {
         case .attemptSent:
-            tally.withLock { $0.attempts += 1 }
+            tally.withLock { tally in
+                tally.attempts += 1
+                if tally.hedgesPreparing.remove(hedge) != nil { tally.hedges += 1 }
+            }
         case .hedging:
-            tally.withLock { $0.hedges += 1 }
+            tally.withLock { _ = $0.hedgesPreparing.insert(hedge) }
+        case .attemptAbandoned:
+            tally.withLock { _ = $0.hedgesPreparing.remove(hedge) }
+        case .callSucceeded, .callFailed:
+            // Whatever of the call was still being prepared (a cancelled call's hedge) goes too.
+            tally.withLock { tally in
+                if !tally.hedgesPreparing.isEmpty {
+                    tally.hedgesPreparing = tally.hedgesPreparing.filter { $0.call != event.call }
+                }
+            }
         case .attemptRefused:
-            // An attempt the deadline ended before it was sent has no handler: no protection refused it.
-            guard let handler = event.handler else { return }
-            tally.withLock { $0.refusedByHandler[handler, default: 0] += 1 }
+            tally.withLock { tally in
+                tally.hedgesPreparing.remove(hedge)
+                // An attempt the deadline ended before it was sent has no handler: no protection refused it.
+                if let handler = event.handler { tally.refusedByHandler[handler, default: 0] += 1 }
+            }
         default:
             return
         }
+    }
+
+    /// An attempt of a call.
+    struct HedgeID: Hashable, Sendable {
+        let call: UInt64
+        let attempt: Int
     }
 }
