@@ -3,7 +3,6 @@ import HTTPTypes
 import Rebound
 import ReboundCurl
 import ReboundMockBackend
-import Synchronization
 import Testing
 
 /// Calls beyond the per-host connection limit: they wait in a bounded queue and start first come,
@@ -13,7 +12,7 @@ struct CurlTransportQueueTests {
     /// The calls' indices in the order they reached the server, with the server's number of the
     /// connection each came over.
     private final class Arrivals: Sendable {
-        let calls = Mutex<[(index: Int, connection: Int)]>([])
+        let calls = Locked<[(index: Int, connection: Int)]>([])
     }
 
     /// A route that notes the order in which calls reach the server (`/ordered?i=N`), then answers

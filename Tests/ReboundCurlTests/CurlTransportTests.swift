@@ -3,7 +3,6 @@ import HTTPTypes
 import Rebound
 import ReboundCurl
 import ReboundMockBackend
-import Synchronization
 import TestSupport
 import Testing
 
@@ -657,7 +656,7 @@ struct CurlTransportTests {
         // unanswered, so every request after the first costs libcurl one retry on a fresh
         // connection. libcurl 7.88 counts retries per easy handle, not per request, and gives up
         // after five: without the transport's care the seventh request here would fail.
-        let answered = Mutex<Set<Int>>([])
+        let answered = Locked<Set<Int>>([])
         let firstOnEachConnection = LoopbackRoute("GET", "/first-on-each-connection") { request in
             let isFirst = answered.withLock { $0.insert(request.connectionNumber).inserted }
             return isFirst ? .text("first") : .closeWithoutResponse
@@ -1012,11 +1011,13 @@ struct CurlTransportTests {
         try await withLoopback(configuration: configuration) { server, transport in
             var stallLimited = TransportOptions()
             stallLimited.stallTimeout = .seconds(3)
+            stallLimited.connectTimeout = .seconds(60)
             let options = stallLimited
             // The first holds the only connection for 5 s, moving a byte every 100 ms; the second,
             // with a stall limit of 3 s, waits that long for its turn without a byte, then is
             // quick. (The first keeps the default limit: on a loaded machine under the thread
-            // sanitizer, a pause of its server could otherwise pass for the stall under test.)
+            // sanitizer, a pause of its server could otherwise pass for the stall under test. The
+            // second's wait counts against its connect timeout, which a slowed drip could outlast.)
             async let first = transport.send(server.request("/drip?chunks=50&ms=100"))
             try await server.waitForRequests(to: "/drip")
             let second = try await transport.send(server.request("/hello"), body: nil, options: options)

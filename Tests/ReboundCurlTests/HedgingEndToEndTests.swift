@@ -21,7 +21,12 @@ import Testing
     /// A reply that never comes: the route's task sleeps until the connection closes, which
     /// cancels it, and counts that in `cancelled`. The server closes a connection whose client
     /// closed its side after ``idle`` (until then it would still answer, as to a half-close).
-    static let idle = LoopbackServer.Limits(idleTimeout: .milliseconds(200))
+    ///
+    /// The same limit closes a connection that brings no request head for as long: shorter, it
+    /// would close a hedge's fresh connection before a machine slowed down by a sanitizer sends
+    /// the request, or a kept-alive one just as the next call takes it, and the reset would end
+    /// the call (these data managers have no handler that retries).
+    static let idle = LoopbackServer.Limits(idleTimeout: .seconds(5))
 
     /// Limits no attempt of these tests reaches, even on a machine slowed down by a sanitizer and
     /// the rest of the suite (where a loopback answer has taken seconds): only the stalled attempt
@@ -63,10 +68,21 @@ import Testing
         try await server.shutdown()
     }
 
+    /// Runs `call`; if it fails, records the error's whole chain, which the top layer's
+    /// description alone does not show.
+    func explained<Value>(_ call: () async throws -> Value) async throws -> Value {
+        do {
+            return try await call()
+        } catch {
+            Issue.record("The call failed: \(ErrorChain(error).full)")
+            throw error
+        }
+    }
+
     @Test func aStalledFirstAttemptIsHedgedTheHedgeWinsAndTheLosersTransferIsRemoved() async throws {
         try await withStalledFirstAnswer(json: #"[{"id":1},{"id":2}]"#) { server, transport, cancelled in
             let api = try APIDataManager(baseURL: server.baseURL, transport: transport, limits: Self.patient)
-            let answer = try await api.response(for: Self.endpoint(.get))
+            let answer = try await explained { try await api.response(for: Self.endpoint(.get)) }
             #expect(answer.value.count == 2)
             #expect(answer.history.attempts.map(\.number) == [2], "\(answer.history.summary)")
             #expect(server.requests(to: "/tasks") == 2)
@@ -75,7 +91,7 @@ import Testing
             // task was cancelled with it.
             #expect(await waitUntil { cancelled.withLock { $0 } == 1 })
             // The stall was the first request's alone: the next call is answered.
-            let next = try await api.response(for: Self.endpoint(.get))
+            let next = try await explained { try await api.response(for: Self.endpoint(.get)) }
             #expect(next.value.count == 2)
         }
     }
@@ -114,7 +130,7 @@ import Testing
             var keyed = Self.endpoint(.post)
             keyed.headerFields[BackendTemporaryErrorHandler.idempotencyKey] = "3f1c2e"
             let patient = try APIDataManager(baseURL: server.baseURL, transport: transport, limits: Self.patient)
-            let hedged = try await patient.response(for: keyed)
+            let hedged = try await explained { try await patient.response(for: keyed) }
             #expect(hedged.history.attempts.map(\.number) == [2])
             #expect(server.requests(to: "/tasks") == 3)
         }

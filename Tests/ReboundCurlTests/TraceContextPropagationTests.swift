@@ -80,7 +80,7 @@ enum TraceTestError: Int, ErrorCode {
 @Suite("Trace context propagation over a real transport")
 struct TraceContextPropagationTests {
     @Test func theServerReadsEachAttemptsTraceparentWithTheClientsTraceAndTheAttemptsSpan() async throws {
-        let seen = Mutex<[String]>([])
+        let seen = Locked<[String]>([])
         let flaky = LoopbackRoute("GET", "/flaky/7") { request in
             let count = seen.withLock {
                 $0.append(request.header("traceparent") ?? "")

@@ -6,7 +6,6 @@
     import Rebound
     import ReboundCurl
     import ReboundMockBackend
-    import Synchronization
     import Tracing
 
     /// The calls every export test makes: two that succeed and one that fails after its retries, each
@@ -95,7 +94,7 @@
     /// A swift-log handler that keeps what it is given, for tests of what swift-otel logs.
     struct CapturingLogHandler: LogHandler {
         final class Box: Sendable {
-            let lines = Mutex<[(message: String, metadata: Logger.Metadata)]>([])
+            let lines = Locked<[(message: String, metadata: Logger.Metadata)]>([])
         }
 
         let box: Box

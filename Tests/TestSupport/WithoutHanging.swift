@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What `work` gives, run on a thread of its own, so that work that hangs on the named pipe at
 /// `path` (an open that waits for the other end) fails the test instead of hanging it.
@@ -16,24 +15,32 @@ public func withoutHanging<Value: Sendable>(
     let outcome = Outcome<Value>()
     Thread.detachNewThread {
         let value = work()
-        outcome.value.withLock { $0 = value }
+        outcome.set(value)
     }
     func finished() async -> Bool {
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
-            if outcome.value.withLock({ $0 != nil }) { return true }
+            if outcome.value != nil { return true }
             try? await Task.sleep(for: .milliseconds(1))
         }
-        return outcome.value.withLock { $0 != nil }
+        return outcome.value != nil
     }
-    if await finished() { return (outcome.value.withLock { $0 }, false) }
+    if await finished() { return (outcome.value, false) }
     let otherEnd = open(path, flags | O_NONBLOCK)
     if otherEnd >= 0 { close(otherEnd) }
     _ = await finished()
-    return (outcome.value.withLock { $0 }, true)
+    return (outcome.value, true)
 }
 
 /// What the work gave, once it has.
-private final class Outcome<Value: Sendable>: Sendable {
-    let value = Mutex<Value?>(nil)
+///
+/// Behind an `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`, whose futex calls
+/// the thread sanitizer cannot see.
+private final class Outcome<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+
+    var value: Value? { lock.withLock { stored } }
+
+    func set(_ value: Value) { lock.withLock { stored = value } }
 }
