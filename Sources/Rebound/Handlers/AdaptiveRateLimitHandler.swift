@@ -152,9 +152,8 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
     /// Asks the attempt's bucket for a token now.
     private func admit(_ request: HTTPRequest, _ context: AttemptContext) -> RateLimitRegistry.Admission {
         let key = Self.key(of: request, context)
-        let now = context.time.now()
-        let timeLeft = context.deadline - now
-        return registry.withLock { $0.admit(context.id, key: key, now: now, timeLeft: timeLeft) }
+        let time = context.time
+        return registry.withLock { $0.admit(context.id, key: key, now: time.now(), deadline: context.deadline) }
     }
 
     /// Hears the answer: measures the rate, cuts or grows it, reads the rate-limit fields.

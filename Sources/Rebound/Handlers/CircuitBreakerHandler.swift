@@ -160,8 +160,8 @@ public final class CircuitBreakerHandler: RecoverableErrorHandler, Sendable {
         _ request: inout HTTPRequest, context: AttemptContext
     ) throws -> SynchronousPreparation {
         let key = context.options.circuitBreakerKey ?? request.authority ?? ""
-        let now = context.time.now()
-        let (admission, transition) = registry.withLock { $0.admit(context.id, key: key, now: now) }
+        let time = context.time
+        let (admission, transition) = registry.withLock { $0.admit(context.id, key: key, now: time.now()) }
         if let transition { publish(transition) }
         switch admission {
         case .allowed:
@@ -187,8 +187,8 @@ public final class CircuitBreakerHandler: RecoverableErrorHandler, Sendable {
     /// Counts the attempt's result in its circuit and gives back a probe's slot.
     public func attemptDidEndSynchronously(_ outcome: AttemptOutcome, context: AttemptContext) {
         let result = classify(outcome)
-        let now = context.time.now()
-        if let transition = registry.withLock({ $0.end(context.id, result, now: now) }) { publish(transition) }
+        let time = context.time
+        if let transition = registry.withLock({ $0.end(context.id, result, now: time.now()) }) { publish(transition) }
     }
 
     /// The state of `key`'s circuit; a key never seen (or forgotten) is closed and empty.

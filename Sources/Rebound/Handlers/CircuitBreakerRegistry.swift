@@ -5,7 +5,12 @@
 /// follow the changes in their order and lose a circuit when it is forgotten.
 struct CircuitBreakerRegistry {
     /// One key's circuit.
-    struct Circuit {
+    ///
+    /// An object, so that a ticket reaches its circuit without another lookup and every change is
+    /// made in place (a copy taken out of the dictionary would copy its window at the first
+    /// write). The registry that holds the circuits lives in its handler's lock and is never
+    /// copied.
+    final class Circuit {
         enum Phase: Equatable {
             case closed
             /// Open until `until`, on the pipeline's monotonic clock.
@@ -15,6 +20,7 @@ struct CircuitBreakerRegistry {
             case isolated
         }
 
+        let key: String
         var phase: Phase = .closed
         /// The last attempts' results while closed (`true`: failed), a ring of `windowSize`.
         var window: [Bool] = []
@@ -22,11 +28,17 @@ struct CircuitBreakerRegistry {
         var failures = 0
         /// Failed probes in a row since the circuit last closed.
         var failedProbes = 0
-        /// Changes with every transition, so that results of attempts let through in an earlier
-        /// phase are not counted in this one.
+        /// Changes with every transition (and when the circuit is forgotten), so that results of
+        /// attempts let through in an earlier phase are not counted in this one.
         var generation: UInt64
         /// When the circuit was last used, in the registry's ticks: for eviction.
         var lastUsed: UInt64
+
+        init(key: String, generation: UInt64, lastUsed: UInt64) {
+            self.key = key
+            self.generation = generation
+            self.lastUsed = lastUsed
+        }
 
         var state: CircuitBreakerHandler.State {
             switch phase {
@@ -37,7 +49,7 @@ struct CircuitBreakerRegistry {
             }
         }
 
-        mutating func record(failed: Bool, windowSize: Int) {
+        func record(failed: Bool, windowSize: Int) {
             if window.count < windowSize {
                 window.append(failed)
             } else {
@@ -48,7 +60,7 @@ struct CircuitBreakerRegistry {
             if failed { failures += 1 }
         }
 
-        mutating func clearWindow() {
+        func clearWindow() {
             window.removeAll(keepingCapacity: true)
             nextSlot = 0
             failures = 0
@@ -57,9 +69,8 @@ struct CircuitBreakerRegistry {
 
     /// What an attempt let through holds until its outcome comes.
     struct Ticket {
-        let key: String
+        let circuit: Circuit
         let generation: UInt64
-        let isProbe: Bool
     }
 
     enum Admission: Equatable {
@@ -99,43 +110,45 @@ struct CircuitBreakerRegistry {
     }
 
     /// Whether attempt `id` may go to `key` at `now`; the transition it caused, if any (an open
-    /// circuit whose break is over turns half-open).
+    /// circuit whose break is over turns half-open). `now` is read only while the circuit is open.
     mutating func admit(
-        _ id: AttemptID, key: String, now: Duration
+        _ id: AttemptID, key: String, now: @autoclosure () -> Duration
     ) -> (Admission, CircuitBreakerHandler.Transition?) {
-        var circuit = takeCircuit(key)
-        defer { circuits[key] = circuit }
-        var transition: CircuitBreakerHandler.Transition?
-        if case .open(let until) = circuit.phase, now >= until {
-            transition = move(&circuit, key: key, to: .halfOpen(inFlight: 0, succeeded: 0), at: now)
-        }
+        let circuit = self.circuit(for: key)
         switch circuit.phase {
         case .closed:
-            tickets[id] = Ticket(key: key, generation: circuit.generation, isProbe: false)
-            return (.allowed, transition)
+            tickets[id] = Ticket(circuit: circuit, generation: circuit.generation)
+            return (.allowed, nil)
         case .open(let until):
-            return (.open(retryAfter: until - now), transition)
-        case .halfOpen(let inFlight, let succeeded):
-            guard inFlight < configuration.probeCount else {
-                // Every probe is out; if they fail, the next goes after the following break.
-                let next = configuration.breakDuration(afterFailedProbes: circuit.failedProbes + 1)
-                return (.open(retryAfter: next), transition)
-            }
-            circuit.phase = .halfOpen(inFlight: inFlight + 1, succeeded: succeeded)
-            tickets[id] = Ticket(key: key, generation: circuit.generation, isProbe: true)
-            return (.allowed, transition)
+            let now = now()
+            guard now >= until else { return (.open(retryAfter: until - now), nil) }
+            let transition = move(circuit, to: .halfOpen(inFlight: 0, succeeded: 0), at: now)
+            return (admitProbe(id, to: circuit), transition)
+        case .halfOpen:
+            return (admitProbe(id, to: circuit), nil)
         case .isolated:
-            return (.isolated, transition)
+            return (.isolated, nil)
         }
     }
 
-    /// Hears how attempt `id` ended; the transition it caused, if any.
-    mutating func end(_ id: AttemptID, _ result: Result, now: Duration) -> CircuitBreakerHandler.Transition? {
-        // Taken out and put back: a copy left in the dictionary would make the window's array
-        // copy itself at the first write.
-        guard let ticket = tickets.removeValue(forKey: id), var circuit = circuits.removeValue(forKey: ticket.key)
-        else { return nil }
-        defer { circuits[ticket.key] = circuit }
+    /// Lets attempt `id` through as a probe of the half-open `circuit`, if a probe's slot is free.
+    private mutating func admitProbe(_ id: AttemptID, to circuit: Circuit) -> Admission {
+        guard case .halfOpen(let inFlight, let succeeded) = circuit.phase, inFlight < configuration.probeCount else {
+            // Every probe is out; if they fail, the next goes after the following break.
+            return .open(retryAfter: configuration.breakDuration(afterFailedProbes: circuit.failedProbes + 1))
+        }
+        circuit.phase = .halfOpen(inFlight: inFlight + 1, succeeded: succeeded)
+        tickets[id] = Ticket(circuit: circuit, generation: circuit.generation)
+        return .allowed
+    }
+
+    /// Hears how attempt `id` ended; the transition it caused, if any. `now` is read only when
+    /// the circuit changes state.
+    mutating func end(
+        _ id: AttemptID, _ result: Result, now: @autoclosure () -> Duration
+    ) -> CircuitBreakerHandler.Transition? {
+        guard let ticket = tickets.removeValue(forKey: id) else { return nil }
+        let circuit = ticket.circuit
         guard circuit.generation == ticket.generation else { return nil }
         switch circuit.phase {
         case .closed:
@@ -146,7 +159,7 @@ struct CircuitBreakerRegistry {
             guard result == .failure, count >= configuration.minimumAttempts,
                 Double(circuit.failures) >= configuration.failureRatio * Double(count)
             else { return nil }
-            return open(&circuit, key: ticket.key, now: now)
+            return open(circuit, now: now())
         case .halfOpen(let inFlight, let succeeded):
             switch result {
             case .ignored:
@@ -154,7 +167,7 @@ struct CircuitBreakerRegistry {
                 return nil
             case .failure:
                 circuit.failedProbes += 1
-                return open(&circuit, key: ticket.key, now: now)
+                return open(circuit, now: now())
             case .success:
                 guard succeeded + 1 >= configuration.probeCount else {
                     circuit.phase = .halfOpen(inFlight: inFlight - 1, succeeded: succeeded + 1)
@@ -162,7 +175,7 @@ struct CircuitBreakerRegistry {
                 }
                 circuit.failedProbes = 0
                 circuit.clearWindow()
-                return move(&circuit, key: ticket.key, to: .closed, at: now)
+                return move(circuit, to: .closed, at: now())
             }
         case .open, .isolated:
             return nil
@@ -171,64 +184,66 @@ struct CircuitBreakerRegistry {
 
     /// Forces `key`'s circuit open until ``reset(_:)``.
     mutating func isolate(_ key: String) -> CircuitBreakerHandler.Transition? {
-        var circuit = takeCircuit(key)
-        defer { circuits[key] = circuit }
+        let circuit = self.circuit(for: key)
         guard circuit.phase != .isolated else { return nil }
-        return move(&circuit, key: key, to: .isolated, at: nil)
+        return move(circuit, to: .isolated, at: nil)
     }
 
     /// Closes `key`'s circuit and forgets its window and failed probes.
     mutating func reset(_ key: String) -> CircuitBreakerHandler.Transition? {
-        guard var circuit = circuits[key] else { return nil }
-        defer { circuits[key] = circuit }
+        guard let circuit = circuits[key] else { return nil }
         circuit.failedProbes = 0
         circuit.clearWindow()
-        return move(&circuit, key: key, to: .closed, at: nil)
+        return move(circuit, to: .closed, at: nil)
     }
 
     /// `key`'s circuit, or a new closed one (making room for it first).
-    private mutating func takeCircuit(_ key: String) -> Circuit {
+    private mutating func circuit(for key: String) -> Circuit {
         ticks += 1
-        if var circuit = circuits[key] {
+        if let circuit = circuits[key] {
             circuit.lastUsed = ticks
             return circuit
         }
         if circuits.count >= configuration.maximumKeys { evict() }
         generations += 1
+        let circuit = Circuit(key: key, generation: generations, lastUsed: ticks)
+        circuits[key] = circuit
         stateGauges?.record(CircuitBreakerHandler.State.closed.gaugeValue, for: key)
-        return Circuit(generation: generations, lastUsed: ticks)
+        return circuit
     }
 
     /// Forgets the least recently used closed circuit; when none is closed, the least recently
-    /// used that is not isolated; when all are isolated, the least recently used.
+    /// used that is not isolated; when all are isolated, the least recently used. Attempts it
+    /// let through count nothing when they end.
     private mutating func evict() {
         let victim =
-            circuits.filter { $0.value.phase == .closed }.min { $0.value.lastUsed < $1.value.lastUsed }
-            ?? circuits.filter { $0.value.phase != .isolated }.min { $0.value.lastUsed < $1.value.lastUsed }
-            ?? circuits.min { $0.value.lastUsed < $1.value.lastUsed }
+            circuits.values.filter { $0.phase == .closed }.min { $0.lastUsed < $1.lastUsed }
+            ?? circuits.values.filter { $0.phase != .isolated }.min { $0.lastUsed < $1.lastUsed }
+            ?? circuits.values.min { $0.lastUsed < $1.lastUsed }
         guard let victim else { return }
         circuits[victim.key] = nil
+        generations += 1
+        victim.generation = generations
         stateGauges?.forget(victim.key)
     }
 
-    private mutating func open(_ circuit: inout Circuit, key: String, now: Duration) -> CircuitBreakerHandler.Transition
-    {
+    private mutating func open(_ circuit: Circuit, now: Duration) -> CircuitBreakerHandler.Transition {
         let duration = configuration.jitteredBreakDuration(afterFailedProbes: circuit.failedProbes, using: &random)
-        return move(&circuit, key: key, to: .open(until: now + duration), at: now)
+        return move(circuit, to: .open(until: now + duration), at: now)
     }
 
     private mutating func move(
-        _ circuit: inout Circuit, key: String, to phase: Circuit.Phase, at now: Duration?
+        _ circuit: Circuit, to phase: Circuit.Phase, at now: Duration?
     ) -> CircuitBreakerHandler.Transition {
         let from = circuit.state
         circuit.phase = phase
-        stateGauges?.record(circuit.state.gaugeValue, for: key)
+        stateGauges?.record(circuit.state.gaugeValue, for: circuit.key)
         generations += 1
         circuit.generation = generations
         var breakDuration: Duration?
         if case .open(let until) = phase, let now { breakDuration = until - now }
         return CircuitBreakerHandler.Transition(
-            key: key, from: from, to: circuit.state, at: now, breakDuration: breakDuration,
+            key: circuit.key, from: from, to: circuit.state, at: now, breakDuration: breakDuration,
             failedProbes: circuit.failedProbes)
     }
 }

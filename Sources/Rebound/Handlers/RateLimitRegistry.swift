@@ -20,7 +20,11 @@
 /// of the window.
 struct RateLimitRegistry {
     /// One key's bucket and what adapts its rate.
-    struct Bucket {
+    ///
+    /// An object, so that every change is made in place with one lookup of its key (a copy taken
+    /// out of the dictionary and put back costs a second). The registry that holds the buckets
+    /// lives in its handler's lock and is never copied.
+    final class Bucket {
         /// Whether the bucket limits: from the first throttle on.
         var isLimiting = false
         /// Tokens per second.
@@ -57,7 +61,7 @@ struct RateLimitRegistry {
         }
 
         /// Adds the tokens accrued since the last refill, up to the capacity.
-        mutating func refill(at now: Double) {
+        func refill(at now: Double) {
             guard now > lastRefill else { return }
             tokens = min(capacity, tokens + (now - lastRefill) * rate)
             lastRefill = now
@@ -102,19 +106,21 @@ struct RateLimitRegistry {
     }
 
     /// Whether attempt `id` may go to `key` at `now`: at once, after a wait, or not at all when the
-    /// wait would pass `timeLeft`.
-    mutating func admit(_ id: AttemptID, key: String, now: Duration, timeLeft: Duration) -> Admission {
-        let seconds = now.seconds
-        var bucket = takeBucket(key, now: seconds)
-        defer { buckets[key] = bucket }
+    /// wait would pass `deadline`. `now` is read only when the bucket limits (or is new).
+    mutating func admit(
+        _ id: AttemptID, key: String, now: @autoclosure () -> Duration, deadline: Duration
+    ) -> Admission {
+        let bucket = self.bucket(for: key, now: now())
         guard bucket.isLimiting else { return .go }
+        let now = now()
+        let (seconds, timeLeft) = (now.seconds, deadline - now)
         bucket.refill(at: seconds)
         // Every attempt ahead in the queue needs its token first.
         let position = bucket.queue.firstIndex(of: id) ?? bucket.queue.count
         let needed = Double(position + 1)
         if seconds >= bucket.pausedUntil, bucket.tokens + Self.tolerance >= needed {
             bucket.tokens = max(0, bucket.tokens - 1)
-            leave(id, from: &bucket)
+            leave(id, from: bucket)
             return .go
         }
         // Tokens accrue during a pause, but none is taken before it ends.
@@ -123,7 +129,7 @@ struct RateLimitRegistry {
         let wait = Duration.seconds(roundedUp: start - seconds + max(0, needed - atStart) / bucket.rate)
         // A microsecond's grace: a wait asked again after each nap is rounded up again.
         guard wait <= timeLeft + .microseconds(1) else {
-            leave(id, from: &bucket)
+            leave(id, from: bucket)
             return .refuse(wait: wait)
         }
         if position == bucket.queue.count {
@@ -138,25 +144,23 @@ struct RateLimitRegistry {
 
     /// Takes `id` out of its queue, if it waits in one (it gave up, or was cancelled).
     mutating func leave(_ id: AttemptID) {
-        guard let key = waiting[id], var bucket = buckets[key] else { return }
-        leave(id, from: &bucket)
-        buckets[key] = bucket
+        guard let key = waiting[id], let bucket = buckets[key] else { return }
+        leave(id, from: bucket)
     }
 
     /// Hears a response from `key` at `now`: measures the rate, and cuts it (a throttle) or grows
     /// it back; the fields may pause the bucket, cap its tokens or state a quota.
     mutating func observe(_ signal: Signal, fields: RateLimitFields, key: String, now: Duration) {
         let seconds = now.seconds
-        var bucket = takeBucket(key, now: seconds)
-        defer { buckets[key] = bucket }
-        let measured = measure(&bucket, at: seconds)
+        let bucket = self.bucket(for: key, now: now)
+        let measured = measure(bucket, at: seconds)
         if let quota = fields.quotaPerSecond { bucket.statedQuota = quota }
         let pause = fields.pause.map { min($0, configuration.maximumPause).seconds }
         switch signal {
         case .throttled where (pause ?? 0) > 0:
             // The server said when to come back: its pause, not a guess at its rate, answers the
             // throttle, and cutting as well would leave the quota it renews unused.
-            startLimitingUncut(&bucket, measured: measured, at: seconds)
+            startLimitingUncut(bucket, measured: measured, at: seconds)
         case .throttled(let sentAt) where bucket.isLimiting && sentAt.seconds < bucket.lastThrottle:
             // Sent before the last cut, at the rate that was cut already: one congestion event,
             // one cut (as TCP cuts once per round trip), or the attempts in flight at a throttle
@@ -164,20 +168,20 @@ struct RateLimitRegistry {
             break
         case .throttled:
             let rate = bucket.isLimiting ? min(measured, bucket.rate) : measured
-            startLimiting(&bucket, at: seconds)
+            startLimiting(bucket, at: seconds)
             bucket.lastMaximum = rate
             bucket.recoveryTime = cbrt(rate * (1 - configuration.beta) / configuration.scaleConstant)
             bucket.lastThrottle = seconds
-            setRate(&bucket, rate * configuration.beta, measured: measured, at: seconds)
+            setRate(bucket, rate * configuration.beta, measured: measured, at: seconds)
             // The tokens saved were too many for the server: a burst of them would throttle again.
             bucket.tokens = 0
         case .answered:
             // Nothing left: limit from here.
-            if fields.remaining == 0 { startLimitingUncut(&bucket, measured: measured, at: seconds) }
+            if fields.remaining == 0 { startLimitingUncut(bucket, measured: measured, at: seconds) }
             guard bucket.isLimiting else { return }
             let elapsed = seconds - bucket.lastThrottle - bucket.recoveryTime
             let cubic = configuration.scaleConstant * elapsed * elapsed * elapsed + bucket.lastMaximum
-            setRate(&bucket, cubic, measured: measured, at: seconds)
+            setRate(bucket, cubic, measured: measured, at: seconds)
         }
         if bucket.isLimiting { rateGauges?.record(bucket.rate, for: key) }
         if let remaining = fields.remaining {
@@ -196,16 +200,16 @@ struct RateLimitRegistry {
 
     /// Starts limiting, if the bucket does not yet, at the rate measured so far, growing from
     /// there on CUBIC's curve.
-    private func startLimitingUncut(_ bucket: inout Bucket, measured: Double, at now: Double) {
+    private func startLimitingUncut(_ bucket: Bucket, measured: Double, at now: Double) {
         guard !bucket.isLimiting else { return }
-        startLimiting(&bucket, at: now)
+        startLimiting(bucket, at: now)
         bucket.lastMaximum = measured
         bucket.recoveryTime = 0
         bucket.lastThrottle = now
-        setRate(&bucket, measured, measured: measured, at: now)
+        setRate(bucket, measured, measured: measured, at: now)
     }
 
-    private func startLimiting(_ bucket: inout Bucket, at now: Double) {
+    private func startLimiting(_ bucket: Bucket, at now: Double) {
         guard !bucket.isLimiting else { return }
         bucket.isLimiting = true
         bucket.tokens = 0
@@ -214,7 +218,7 @@ struct RateLimitRegistry {
 
     /// botocore's `TokenBucket.max_rate`: the tokens so far at the old rate, then the new rate,
     /// at most twice the measured one and the stated quota, at least the minimum.
-    private func setRate(_ bucket: inout Bucket, _ proposed: Double, measured: Double, at now: Double) {
+    private func setRate(_ bucket: Bucket, _ proposed: Double, measured: Double, at now: Double) {
         bucket.refill(at: now)
         var rate = min(proposed, configuration.maximumRateScale * measured)
         if let quota = bucket.statedQuota { rate = min(rate, quota) }
@@ -228,7 +232,7 @@ struct RateLimitRegistry {
     /// Before the first interval ends botocore measures 0, and a throttle then drops the rate to
     /// its floor (0.5 a second), from which it takes seconds to grow back; here the responses so
     /// far over at least one interval stand in until then.
-    private func measure(_ bucket: inout Bucket, at now: Double) -> Double {
+    private func measure(_ bucket: Bucket, at now: Double) -> Double {
         let interval = configuration.measuringInterval.seconds
         let timeBucket = (now / interval).rounded(.down) * interval
         bucket.measuredCount += 1
@@ -246,20 +250,22 @@ struct RateLimitRegistry {
         return bucket.measuredRate
     }
 
-    private mutating func leave(_ id: AttemptID, from bucket: inout Bucket) {
+    private mutating func leave(_ id: AttemptID, from bucket: Bucket) {
         guard waiting.removeValue(forKey: id) != nil, let index = bucket.queue.firstIndex(of: id) else { return }
         bucket.queue.remove(at: index)
     }
 
     /// `key`'s bucket, or a new one that limits nothing (making room for it first).
-    private mutating func takeBucket(_ key: String, now: Double) -> Bucket {
+    private mutating func bucket(for key: String, now: @autoclosure () -> Duration) -> Bucket {
         ticks += 1
-        if var bucket = buckets[key] {
+        if let bucket = buckets[key] {
             bucket.lastUsed = ticks
             return bucket
         }
         if buckets.count >= configuration.maximumKeys { evict() }
-        return Bucket(now: now, lastUsed: ticks)
+        let bucket = Bucket(now: now().seconds, lastUsed: ticks)
+        buckets[key] = bucket
+        return bucket
     }
 
     /// Forgets the least recently used bucket nobody waits on; when all have waiters, the least
