@@ -2,7 +2,9 @@
 """The public API of each library product, as sorted text: one line per public declaration.
 
     scripts/api-summary.py            writes api/<Module>.txt from the debug build (`make api`)
-    scripts/api-summary.py --check    compares them with the committed ones (`make test`)
+    scripts/api-summary.py --check    compares them with the committed ones (`make test`), and
+                                      checks that a module's DocC catalog lists each of its
+                                      public types in its topics
 
 The summary comes from the built modules through swift-symbolgraph-extract (in the toolchain),
 with the search paths of the package's C modules taken as the sample checker takes them. Each
@@ -14,6 +16,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -69,11 +72,26 @@ def summary(module: str, flags: list[str], workdir: Path) -> str:
     return "\n".join(sorted(lines)) + "\n"
 
 
+TOP_LEVEL_TYPE = re.compile(r"^(\w+): (?:public )?(?:final class|class|struct|enum|protocol|actor|typealias) ")
+
+
+def uncurated(module: str, text: str) -> list[str]:
+    """The module's top-level public types that its DocC catalog (if it has one) never lists as
+    ``Type``: DocC would file them under a generic heading, away from the types they go with."""
+    catalogs = list((ROOT / "Sources" / module).glob("*.docc"))
+    if not catalogs:
+        return []
+    pages = "".join(page.read_text(encoding="utf-8") for page in catalogs[0].rglob("*.md"))
+    types = {match.group(1) for line in text.splitlines() if (match := TOP_LEVEL_TYPE.match(line))}
+    return sorted(name for name in types if f"``{name}``" not in pages)
+
+
 def main() -> int:
     check = "--check" in sys.argv[1:]
     api = ROOT / "api"
     flags = build_flags()
     changed: list[str] = []
+    failed = False
     with tempfile.TemporaryDirectory() as temporary:
         for module in MODULES:
             text = summary(module, flags, Path(temporary))
@@ -82,6 +100,10 @@ def main() -> int:
                 api.mkdir(exist_ok=True)
                 committed.write_text(text, encoding="utf-8")
                 continue
+            if missing := uncurated(module, text):
+                failed = True
+                print(f"api-summary: {module}'s DocC catalog lists no topic for {', '.join(missing)}; "
+                      f"add each to a Topics group of Sources/{module}/*.docc.")
             old = committed.read_text(encoding="utf-8") if committed.is_file() else ""
             if old != text:
                 changed.append(module)
@@ -91,6 +113,8 @@ def main() -> int:
     if changed:
         print(f"\napi-summary: the public API of {', '.join(changed)} changed. If that is meant, "
               "run `make api` and commit api/; else make the declarations internal or package.")
+        return 1
+    if failed:
         return 1
     print(f"api-summary: {len(MODULES)} modules {'match api/' if check else 'written to api/'}")
     return 0
