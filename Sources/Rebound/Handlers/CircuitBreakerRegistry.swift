@@ -112,7 +112,7 @@ struct CircuitBreakerRegistry {
     /// Whether attempt `id` may go to `key` at `now`; the transition it caused, if any (an open
     /// circuit whose break is over turns half-open). `now` is read only while the circuit is open.
     mutating func admit(
-        _ id: AttemptID, key: String, now: @autoclosure () -> Duration
+        _ id: AttemptID, key: String, now readNow: @autoclosure () -> Duration
     ) -> (Admission, CircuitBreakerHandler.Transition?) {
         let circuit = self.circuit(for: key)
         switch circuit.phase {
@@ -120,7 +120,7 @@ struct CircuitBreakerRegistry {
             tickets[id] = Ticket(circuit: circuit, generation: circuit.generation)
             return (.allowed, nil)
         case .open(let until):
-            let now = now()
+            let now = readNow()
             guard now >= until else { return (.open(retryAfter: until - now), nil) }
             let transition = move(circuit, to: .halfOpen(inFlight: 0, succeeded: 0), at: now)
             return (admitProbe(id, to: circuit), transition)
@@ -133,6 +133,7 @@ struct CircuitBreakerRegistry {
 
     /// Lets attempt `id` through as a probe of the half-open `circuit`, if a probe's slot is free.
     private mutating func admitProbe(_ id: AttemptID, to circuit: Circuit) -> Admission {
+        // Only a half-open circuit is asked; it refuses once every probe's slot is taken.
         guard case .halfOpen(let inFlight, let succeeded) = circuit.phase, inFlight < configuration.probeCount else {
             // Every probe is out; if they fail, the next goes after the following break.
             return .open(retryAfter: configuration.breakDuration(afterFailedProbes: circuit.failedProbes + 1))
@@ -145,7 +146,7 @@ struct CircuitBreakerRegistry {
     /// Hears how attempt `id` ended; the transition it caused, if any. `now` is read only when
     /// the circuit changes state.
     mutating func end(
-        _ id: AttemptID, _ result: Result, now: @autoclosure () -> Duration
+        _ id: AttemptID, _ result: Result, now readNow: @autoclosure () -> Duration
     ) -> CircuitBreakerHandler.Transition? {
         guard let ticket = tickets.removeValue(forKey: id) else { return nil }
         let circuit = ticket.circuit
@@ -159,7 +160,7 @@ struct CircuitBreakerRegistry {
             guard result == .failure, count >= configuration.minimumAttempts,
                 Double(circuit.failures) >= configuration.failureRatio * Double(count)
             else { return nil }
-            return open(circuit, now: now())
+            return open(circuit, now: readNow())
         case .halfOpen(let inFlight, let succeeded):
             switch result {
             case .ignored:
@@ -167,7 +168,7 @@ struct CircuitBreakerRegistry {
                 return nil
             case .failure:
                 circuit.failedProbes += 1
-                return open(circuit, now: now())
+                return open(circuit, now: readNow())
             case .success:
                 guard succeeded + 1 >= configuration.probeCount else {
                     circuit.phase = .halfOpen(inFlight: inFlight - 1, succeeded: succeeded + 1)
@@ -175,7 +176,7 @@ struct CircuitBreakerRegistry {
                 }
                 circuit.failedProbes = 0
                 circuit.clearWindow()
-                return move(circuit, to: .closed, at: now())
+                return move(circuit, to: .closed, at: readNow())
             }
         case .open, .isolated:
             return nil

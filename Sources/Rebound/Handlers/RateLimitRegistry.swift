@@ -108,11 +108,11 @@ struct RateLimitRegistry {
     /// Whether attempt `id` may go to `key` at `now`: at once, after a wait, or not at all when the
     /// wait would pass `deadline`. `now` is read only when the bucket limits (or is new).
     mutating func admit(
-        _ id: AttemptID, key: String, now: @autoclosure () -> Duration, deadline: Duration
+        _ id: AttemptID, key: String, now readNow: @autoclosure () -> Duration, deadline: Duration
     ) -> Admission {
-        let bucket = self.bucket(for: key, now: now())
+        let bucket = self.bucket(for: key, now: readNow())
         guard bucket.isLimiting else { return .go }
-        let now = now()
+        let now = readNow()
         let (seconds, timeLeft) = (now.seconds, deadline - now)
         bucket.refill(at: seconds)
         // Every attempt ahead in the queue needs its token first.

@@ -84,6 +84,9 @@ public struct TimeSource: Sendable {
 
     /// A time source from its parts, for a clock of the app's own.
     ///
+    /// Handlers may read `now` while they hold a lock of their own (the circuit breaker and the
+    /// rate limiter do, to read it only when a decision needs it): it must not call into them.
+    ///
     /// - Parameters:
     ///   - now: The time since a fixed origin, never decreasing.
     ///   - sleep: Sleeps for a duration on the same clock; throws `CancellationError` when the task
