@@ -173,7 +173,10 @@ import Testing
         try await withBackend { client in
             let token = try await client.accessToken()
             var options = TransportOptions()
-            options.stallTimeout = .milliseconds(300)
+            // Long enough for the request to reach the server first on a machine slowed down by
+            // a sanitizer and the rest of the suite: a shorter limit (300 ms) has ended the
+            // transfer as stalled before the server saw it.
+            options.stallTimeout = .seconds(5)
             let error = await #expect(throws: NetworkError.self) {
                 try await client.send(
                     .get, "/v1/tasks", token: token, headers: ["X-Mock-Failure": "stall"], options: options)
