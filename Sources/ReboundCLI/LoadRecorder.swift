@@ -32,7 +32,7 @@ final class LoadRecorder: APIEventMonitor {
         var hedges = 0
         /// Hedges begun and not yet sent, by call and attempt: one the call's first answer ends
         /// while its handlers prepare it is never sent, and is not counted.
-        var hedgesPreparing: Set<HedgeID> = []
+        var hedgesPreparing: Set<AttemptID> = []
         /// Attempts a handler refused before sending, by the handler's name.
         var refusedByHandler: [String: Int] = [:]
         var transitions: [Transition] = []
@@ -75,7 +75,7 @@ final class LoadRecorder: APIEventMonitor {
     }
 
     func receive(_ event: APIEvent) {
-        let hedge = HedgeID(call: event.call, attempt: event.attempt ?? 0)
+        let hedge = AttemptID(call: event.call, attempt: event.attempt ?? 0)
         switch event.kind {
         case .attemptSent:
             tally.withLock { tally in
@@ -102,11 +102,5 @@ final class LoadRecorder: APIEventMonitor {
         default:
             return
         }
-    }
-
-    /// An attempt of a call.
-    struct HedgeID: Hashable, Sendable {
-        let call: UInt64
-        let attempt: Int
     }
 }

@@ -11,7 +11,8 @@ public struct AttemptID: Hashable, Sendable, CustomStringConvertible {
     /// The attempt's number within its call, from 1.
     public let attempt: Int
 
-    init(call: UInt64, attempt: Int) {
+    /// Made by the pipeline; the package's own tools rebuild one from an `APIEvent`.
+    package init(call: UInt64, attempt: Int) {
         self.call = call
         self.attempt = attempt
     }
