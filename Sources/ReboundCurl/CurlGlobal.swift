@@ -38,6 +38,10 @@ enum CurlGlobal {
         }
     }
 
+    /// The version of the libcurl the process runs with, which may be newer than the 7.88
+    /// headers Rebound builds against: `0xXXYYZZ` (8.6.0 is `0x08_06_00`).
+    static let versionNumber = curl_version_info(CURLVERSION_TENTH)?.pointee.version_num ?? 0
+
     /// The value of `Accept-Encoding`: the encodings this libcurl can decode, `nil` for none.
     ///
     /// Spelled out rather than left to libcurl (`CURLOPT_ACCEPT_ENCODING` set to ""), which would
@@ -81,4 +85,10 @@ extension Duration {
         if nanoseconds.overflow { return .max }
         return nanoseconds.partialValue &+ UInt64(max(0, attoseconds) / 1_000_000_000)
     }
+}
+
+extension CurlTransport {
+    /// The version of the libcurl the process runs with (``CurlGlobal/versionNumber``), for the
+    /// tests whose expectations follow libcurl's own behaviour.
+    package static var libcurlVersionNumber: UInt32 { CurlGlobal.versionNumber }
 }

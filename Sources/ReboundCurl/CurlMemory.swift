@@ -8,7 +8,8 @@ import Rebound
 /// starts and frees it when the transfer ends. With many transfers in flight, the freed buffers
 /// often end up at the top of the heap, glibc gives that memory back to the system (`brk`, or
 /// `madvise` in a thread's arena), and the next transfers fault it in again; keeping the buffers
-/// takes those page faults and system calls away.
+/// takes those page faults and system calls away. libcurl 8 keeps one receive buffer per multi
+/// handle and allocates none per transfer, so with it the cache stays empty.
 ///
 /// Only an app that asks for it gets them (``CurlTransport/reuseReceiveBuffers()``): they replace
 /// libcurl's allocator for the whole process, which a library must not do behind the app's back.

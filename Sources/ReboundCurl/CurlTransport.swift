@@ -173,6 +173,7 @@ public final class CurlTransport: HTTPTransport {
     /// transfer ends. With many transfers in flight, glibc often gives the freed memory back to
     /// the system and the next transfers fault it in again; keeping up to 64 buffers (1 MiB)
     /// spares those page faults and system calls. docs/performance.md gives the measured effect.
+    /// libcurl 8 keeps one receive buffer per multi handle instead, and the cache stays empty.
     ///
     /// It works by replacing libcurl's memory functions (`curl_global_init_mem`), which libcurl
     /// allows once per process and which then serve every user of libcurl in the process, the

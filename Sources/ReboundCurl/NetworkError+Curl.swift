@@ -33,10 +33,13 @@ extension NetworkError {
         switch errorCode {
         case .responseTooLarge where bodyLimitExceeded || code == CURLE_FILESIZE_EXCEEDED:
             reason = "The response body is larger than \(options.maxResponseBodySize) bytes."
-        case .responseTooLarge where message.hasPrefix(NetworkErrorCode.http2HeadTooLargeMessage):
+        case .responseTooLarge where message.contains(NetworkErrorCode.http2HeadTooLargeMessage):
             // libcurl's own limits on a response head, which no option changes.
-            reason = "The HTTP/2 response head is larger than libcurl accepts (128 KiB)."
-        case .responseTooLarge where code == CURLE_OUT_OF_MEMORY:
+            reason =
+                CurlGlobal.versionNumber < 0x08_00_00
+                ? "The HTTP/2 response head is larger than libcurl accepts (128 KiB)."
+                : "The HTTP/2 response head is larger than libcurl accepts."
+        case .responseTooLarge where code == CURLE_OUT_OF_MEMORY || code == NetworkErrorCode.curlTooLarge:
             reason = "A line of the response head is longer than libcurl accepts (100 KiB)."
         case .responseTooLarge:
             reason = "The response head is larger than libcurl accepts (300 KiB)."
@@ -82,20 +85,19 @@ extension NetworkErrorCode {
             // A head past the 300 KiB libcurl accepts: the response is too large, not the
             // connection broken, and sending it again would get the same head.
             self = .responseTooLarge
-        case CURLE_RECV_ERROR where message.hasPrefix(Self.http2HeadTooLargeMessage):
+        case CURLE_RECV_ERROR where message.contains(Self.http2HeadTooLargeMessage):
             // libcurl 7.88 keeps at most 128 KiB of an HTTP/2 head; past it, its header callback
             // fails nghttp2 with this code. Under Rebound's settings its other failures with the
             // same code (out of memory, libcurl's own inconsistencies) are far rarer, and none is
             // a passing failure of the connection either.
             self = .responseTooLarge
-        case CURLE_RECV_ERROR where message.hasPrefix(Self.http2ReceiveFailureMessage):
+        case CURLE_RECV_ERROR where message.contains(Self.http2ReceiveFailureMessage):
             // nghttp2 refused what the server sent on the HTTP/2 connection (a bad header block,
             // a flood of frames): the server broke the protocol, the connection did not just drop.
             self = .protocolError
-        case CURLE_RECV_ERROR where message.hasSuffix(" in chunked-encoding"):
-            // libcurl's chunked decoder refused the body's framing ("Illegal or missing
-            // hexadecimal sequence in chunked-encoding"): the server broke the protocol, the
-            // connection did not drop, and sending again would get the same answer.
+        case CURLE_RECV_ERROR where Self.isChunkedFramingFailure(message):
+            // libcurl's chunked decoder refused the body's framing: the server broke the
+            // protocol, the connection did not drop, and sending again would get the same answer.
             self = .protocolError
         case CURLE_RECV_ERROR
         where message.hasPrefix("CONNECT tunnel failed") || message.hasPrefix("CONNECT response too large"):
@@ -126,6 +128,13 @@ extension NetworkErrorCode {
             self = .protocolError
         case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY:
             self = .proxyFailure
+        case Self.curlTooLarge where connected && !message.hasPrefix("HTTP request too large"):
+            // libcurl 8.6 and later name its limits on an answer (a line of the head past
+            // 100 KiB) with a code of their own, where 7.88 ran out of memory (below).
+            self = .responseTooLarge
+        case Self.curlTooLarge:
+            // Before anything was received, what grew too large was the request.
+            self = .invalidRequest
         case CURLE_OUT_OF_MEMORY where connected:
             // libcurl 7.88 keeps at most 100 KiB of one line of a response head (the status line
             // included) and reports a longer one as running out of memory, with no text of its
@@ -146,10 +155,24 @@ extension NetworkErrorCode {
         }
     }
 
-    /// How libcurl 7.88's error text begins when nghttp2 refused what the server sent.
-    static let http2ReceiveFailureMessage = "h2_process_pending_input: nghttp2_session_mem_recv() returned"
+    /// `CURLE_TOO_LARGE`, which libcurl 8.6 and later report and the libcurl 7.88 headers
+    /// Rebound builds against do not name.
+    static let curlTooLarge = CURLcode(rawValue: 100)
 
-    /// How it begins when the refusal came from libcurl's own callback
-    /// (`NGHTTP2_ERR_CALLBACK_FAILURE`), which is what a head past 128 KiB causes.
-    static let http2HeadTooLargeMessage = http2ReceiveFailureMessage + " -902:"
+    /// What libcurl's error text holds when nghttp2 refused what the server sent (7.88 begins it
+    /// with `h2_process_pending_input: `, 8 with `process_pending_input: `).
+    static let http2ReceiveFailureMessage = "nghttp2_session_mem_recv() returned "
+
+    /// What it holds when the refusal came from libcurl's own callback
+    /// (`NGHTTP2_ERR_CALLBACK_FAILURE`), which is what a head past libcurl 7.88's 128 KiB causes.
+    static let http2HeadTooLargeMessage = http2ReceiveFailureMessage + "-902:"
+
+    /// Whether libcurl's error text says its chunked decoder refused the body's framing: 7.88's
+    /// "Illegal or missing hexadecimal sequence in chunked-encoding" and its kin; libcurl 8's "chunk
+    /// hex-length char not a hex digit: 0x7a", "chunk hex-length longer than 16" and "invalid
+    /// chunk size: '…'".
+    static func isChunkedFramingFailure(_ message: String) -> Bool {
+        message.hasSuffix(" in chunked-encoding") || message.hasPrefix("chunk hex-length")
+            || message.hasPrefix("invalid chunk size")
+    }
 }

@@ -69,6 +69,9 @@ import Testing
         (CURLE_OUT_OF_MEMORY, false, .transportUnavailable),
         // After the request went out: a line of the response head past libcurl's 100 KiB.
         (CURLE_OUT_OF_MEMORY, true, .responseTooLarge),
+        // libcurl 8.6 and later: a line of the response head past its 100 KiB.
+        (NetworkErrorCode.curlTooLarge, true, .responseTooLarge),
+        (NetworkErrorCode.curlTooLarge, false, .invalidRequest),
         (CURLE_WRITE_ERROR, true, .other),
         (CURLE_LOGIN_DENIED, true, .other),
     ])
@@ -96,22 +99,23 @@ import Testing
         #expect(code == .responseTooLarge)
     }
 
-    @Test func anHTTP2HeadPastLibcurlsLimitIsResponseTooLargeNotAReset() {
+    @Test(arguments: [
         // libcurl 7.88 keeps at most 128 KiB of an HTTP/2 head; past it, its nghttp2 header
         // callback fails and the transfer ends with this text.
+        "h2_process_pending_input: nghttp2_session_mem_recv() returned -902:The user callback function failed",
+        // libcurl 8's words for the same failure.
+        "process_pending_input: nghttp2_session_mem_recv() returned -902:The user callback function failed",
+    ])
+    func anHTTP2HeadPastLibcurlsLimitIsResponseTooLargeNotAReset(message: String) {
         let code = NetworkErrorCode(
-            curlCode: CURLE_RECV_ERROR,
-            message:
-                "h2_process_pending_input: nghttp2_session_mem_recv() returned -902:The user callback function failed",
-            bodyLimitExceeded: false,
-            connected: true
-        )
+            curlCode: CURLE_RECV_ERROR, message: message, bodyLimitExceeded: false, connected: true)
         #expect(code == .responseTooLarge)
     }
 
     @Test(arguments: [
         "h2_process_pending_input: nghttp2_session_mem_recv() returned -523:Invalid header block",
         "h2_process_pending_input: nghttp2_session_mem_recv() returned -904:Flooding was detected in this HTTP/2 session, and it must be closed",
+        "process_pending_input: nghttp2_session_mem_recv() returned -523:Invalid header block",
     ])
     func anHTTP2SessionThatCannotTakeTheServersFramesIsAProtocolError(message: String) {
         let code = NetworkErrorCode(
@@ -126,6 +130,9 @@ import Testing
         ("Received HTTP/0.9 when not allowed", .protocolError),
         ("Unsupported response code in HTTP response", .protocolError),
         ("Unsupported HTTP version (3.0) in response", .protocolError),
+        // libcurl 8's words.
+        ("Protocol \"ftp\" not supported", .insecureRedirect),
+        ("Unsupported HTTP/1 subversion in response", .protocolError),
     ])
     func anUnsupportedProtocolIsARefusedRedirectOnlyWhenARedirectWasRefused(
         message: String, expected: NetworkErrorCode
@@ -135,10 +142,17 @@ import Testing
         #expect(code == expected)
     }
 
-    @Test func aChunkedBodyLibcurlCannotDecodeIsAProtocolErrorNotAReset() {
+    @Test(arguments: [
+        "Illegal or missing hexadecimal sequence in chunked-encoding",
+        "Too long hexadecimal number in chunked-encoding",
+        // libcurl 8's words.
+        "chunk hex-length char not a hex digit: 0x7a",
+        "chunk hex-length longer than 16",
+        "invalid chunk size: 'ffffffffffffffff'",
+    ])
+    func aChunkedBodyLibcurlCannotDecodeIsAProtocolErrorNotAReset(message: String) {
         let code = NetworkErrorCode(
-            curlCode: CURLE_RECV_ERROR, message: "Illegal or missing hexadecimal sequence in chunked-encoding",
-            bodyLimitExceeded: false, connected: true)
+            curlCode: CURLE_RECV_ERROR, message: message, bodyLimitExceeded: false, connected: true)
         #expect(code == .protocolError)
     }
 

@@ -48,12 +48,18 @@ final class CurlTransportTLSTests {
     }
 
     @Test func anHTTP2HeadPastLibcurlsLimitIsResponseTooLargeWhileHTTP1TakesIt() async throws {
-        // About 160 KiB of fields: past the 128 KiB libcurl keeps of an HTTP/2 head, within the
-        // 300 KiB of an HTTP/1.1 one. Over HTTP/2 it must not come out as a reset, which a retry
-        // policy would send again for the same answer.
-        let error = await #expect(throws: NetworkError.self) { try await transport.send(request("/large-head")) }
-        #expect(error?.code == .responseTooLarge)
-        #expect(error?.reason == "The HTTP/2 response head is larger than libcurl accepts (128 KiB).")
+        // About 160 KiB of fields: past the 128 KiB libcurl 7.88 keeps of an HTTP/2 head, within
+        // the 300 KiB of an HTTP/1.1 one. Over HTTP/2 it must not come out as a reset, which a
+        // retry policy would send again for the same answer. libcurl 8 takes it over HTTP/2 too.
+        if CurlTransport.libcurlVersionNumber < 0x08_00_00 {
+            let error = await #expect(throws: NetworkError.self) { try await transport.send(request("/large-head")) }
+            #expect(error?.code == .responseTooLarge)
+            #expect(error?.reason == "The HTTP/2 response head is larger than libcurl accepts (128 KiB).")
+        } else {
+            let response = try await transport.send(request("/large-head"))
+            #expect(response.info.httpVersion == "2")
+            #expect(response.head.headerFields.contains { $0.name.canonicalName.hasPrefix("x-large-") })
+        }
 
         var options = TransportOptions()
         options.httpVersion = .http1
