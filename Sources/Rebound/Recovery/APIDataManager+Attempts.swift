@@ -38,7 +38,8 @@ extension APIDataManager {
         /// The endpoint's call, with its JSON body encoded.
         ///
         /// - Throws: ``NetworkErrorCode/invalidURL`` when the path holds a byte a path may not
-        ///   hold; the ``JSONError`` of a body that could not be encoded.
+        ///   hold, a `.` or `..` segment, or an interpolated value that would name another
+        ///   resource; the ``JSONError`` of a body that could not be encoded.
         @usableFromInline
         init<Response, Code>(_ endpoint: Endpoint<Response, Code>, encoder: JSONEncoder) throws {
             if let byte = PercentEncoding.firstIllegalByte(inPathAndQuery: endpoint.path) {
@@ -47,6 +48,18 @@ extension APIDataManager {
                     reason: "The endpoint's path holds a byte a URL may not hold unencoded (0x"
                         + String(byte, radix: 16, uppercase: true) + "); build it with an interpolated EndpointPath."
                 )
+            }
+            if endpoint.misleadingPath == endpoint.path {
+                throw NetworkError(
+                    .invalidURL,
+                    reason: "A value interpolated into the endpoint's path is empty, \".\" or \"..\", "
+                        + "which would make the request name another resource.")
+            }
+            if PercentEncoding.hasDotSegment(endpoint.path) {
+                throw NetworkError(
+                    .invalidURL,
+                    reason: "The endpoint's path has a \".\" or \"..\" segment, which would make the request "
+                        + "name another resource.")
             }
             method = endpoint.method
             path = endpoint.path

@@ -50,6 +50,9 @@ public struct Endpoint<Response: Sendable, Code: ErrorCode>: Sendable {
     public var decode: @Sendable (TransportResponse, JSONDecoder) throws(JSONError) -> Response
     /// Encodes the body with the data manager's encoder when the call is sent (JSON bodies).
     var encodeBody: (@Sendable (JSONEncoder) throws(JSONError) -> Data)?
+    /// The path as built from an ``EndpointPath`` with a value that names another resource
+    /// (``EndpointPath/hasMisleadingValue``): calls fail unsent while ``path`` is still this one.
+    var misleadingPath: String?
 
     /// A call whose answer `decode` reads.
     ///
@@ -93,6 +96,7 @@ public struct Endpoint<Response: Sendable, Code: ErrorCode>: Sendable {
         self.method = method
         self.path = query.isEmpty ? path.encoded : path.encoded + "?" + Self.encoded(query)
         self.template = path.template
+        misleadingPath = path.hasMisleadingValue ? self.path : nil
         self.headerFields = headerFields
         self.body = body
         self.errorCode = errorCode

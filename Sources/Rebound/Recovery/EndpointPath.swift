@@ -12,18 +12,25 @@
 /// ```
 ///
 /// A path with a byte that is illegal in a path (a space, a quote, a control character, a raw
-/// `?` or `#`) is not sent: the call fails with ``NetworkErrorCode/invalidURL``. The
-/// ``template`` names the endpoint in traces and metrics without its values.
+/// `?` or `#`) is not sent: the call fails with ``NetworkErrorCode/invalidURL``. So is a path with
+/// a `.` or `..` segment, and one with an interpolated value that is empty, `.` or `..`: libcurl
+/// and most servers resolve such segments, and the request would reach another resource
+/// (`"/v1/drafts/\(id)"` with the id `..` is `/v1/`). The ``template`` names the endpoint in
+/// traces and metrics without its values.
 public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// The path as it is sent, percent-encoded.
     public let encoded: String
     /// The path with each interpolated value replaced by `{}`: its shape, without the values.
     public let template: String
+    /// Whether an interpolated value was empty, `.` or `..`, which as a segment would make the path
+    /// name another resource: calls to it fail unsent.
+    let hasMisleadingValue: Bool
 
     /// A path given as it is sent (already percent-encoded), such as `/v1/tasks`.
     public init(encoded: String) {
         self.encoded = encoded
         template = encoded
+        hasMisleadingValue = false
     }
 
     public init(stringLiteral value: String) {
@@ -33,6 +40,7 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
     public init(stringInterpolation: StringInterpolation) {
         encoded = stringInterpolation.encoded
         template = stringInterpolation.template
+        hasMisleadingValue = stringInterpolation.hasMisleadingValue
     }
 
     public var description: String { encoded }
@@ -41,6 +49,7 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
     public struct StringInterpolation: StringInterpolationProtocol {
         var encoded = ""
         var template = ""
+        var hasMisleadingValue = false
 
         public init(literalCapacity: Int, interpolationCount: Int) {
             encoded.reserveCapacity(literalCapacity + interpolationCount * 8)
@@ -53,7 +62,9 @@ public struct EndpointPath: Sendable, Hashable, ExpressibleByStringInterpolation
 
         /// Appends `value` as one path segment, percent-encoded.
         public mutating func appendInterpolation(_ value: some CustomStringConvertible) {
-            encoded += PercentEncoding.encode(value.description, allowing: PercentEncoding.segmentBytes)
+            let text = value.description
+            if text.isEmpty || text == "." || text == ".." { hasMisleadingValue = true }
+            encoded += PercentEncoding.encode(text, allowing: PercentEncoding.segmentBytes)
             template += "{}"
         }
     }
@@ -86,6 +97,27 @@ enum PercentEncoding {
             return byte
         }
         return nil
+    }
+
+    /// Whether the path part of `path` (before any `?`) has a segment that is `.` or `..`.
+    static func hasDotSegment(_ path: String) -> Bool {
+        // Whether the bytes since the last `/` are all dots, and how many there are.
+        var segmentIsDots = false
+        var dots = 0
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "/"), UInt8(ascii: "?"):
+                if segmentIsDots, dots == 1 || dots == 2 { return true }
+                if byte == UInt8(ascii: "?") { return false }
+                segmentIsDots = true
+                dots = 0
+            case UInt8(ascii: "."):
+                dots += 1
+            default:
+                segmentIsDots = false
+            }
+        }
+        return segmentIsDots && (dots == 1 || dots == 2)
     }
 
     static func encode(_ text: String, allowing allowed: ByteSet) -> String {

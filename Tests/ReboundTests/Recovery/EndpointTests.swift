@@ -48,6 +48,49 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
+    @Test(arguments: ["..", ".", ""])
+    func anInterpolatedValueThatWouldNameAnotherResourceIsRefusedUnsent(id: String) async throws {
+        // As one segment, ".." would climb to /v1/ and "." or "" name the collection, /v1/tasks/:
+        // libcurl resolves dot segments before sending, and so do most servers.
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(transport)
+        let error = await #expect(throws: APIError.self) {
+            try await api.send(.delete("/tasks/\(id)", errorCode: APIErrorCode.listTasksFailed))
+        }
+        #expect(error?.chain.short == "AP\(APIErrorCode.listTasksFailed.rawValue)-NE15")
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func anInterpolatedValueWithDotsAmongOtherCharactersIsOneSegment() async throws {
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(transport)
+        let id = "..a"
+        _ = try await api.send(
+            .get("/tasks/\(id)", returning: [TaskItem].self, errorCode: APIErrorCode.listTasksFailed))
+        #expect(transport.requests.first?.request.path == "/v1/tasks/..a")
+    }
+
+    @Test func anEndpointWhosePathWasReplacedIsJudgedByTheNewPath() async throws {
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(transport)
+        var endpoint = Endpoint.get(
+            "/tasks/\("..")", returning: [TaskItem].self, errorCode: APIErrorCode.listTasksFailed)
+        endpoint.path = "/tasks"
+        _ = try await api.send(endpoint)
+        #expect(transport.requests.first?.request.path == "/v1/tasks")
+    }
+
+    @Test(arguments: ["/tasks/../admin", "/tasks/./7", "/..", "/tasks/..?q=1", "/tasks/."])
+    func aRawPathWithADotSegmentIsRefusedUnsent(path: String) async throws {
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(transport)
+        let error = await #expect(throws: APIError.self) {
+            try await api.send(Endpoint<[TaskItem], APIErrorCode>(.get, path, errorCode: .listTasksFailed))
+        }
+        #expect(error?.chain.short == "AP8-NE15")
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func aJSONBodyIsEncodedWhenSentWithTheDataManagersEncoder() async throws {
         let transport = ScriptedTransport([.status(.noContent)])
         let encoder = JSONEncoder()
