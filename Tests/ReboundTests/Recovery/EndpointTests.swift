@@ -37,8 +37,12 @@ import Testing
         #expect(endpoint.path == "/tasks/42/answers")
     }
 
-    @Test(arguments: ["/tasks/a b", "/tasks/\"x\"", "/tasks/%zz", "/tasks#frag", "/tasks?q=a b", "/tasks/\u{7F}"])
-    func aRawPathWithBytesAPathMayNotHoldIsRefusedUnsent(path: String) async throws {
+    @Test(arguments: [
+        "/tasks/a b", "/tasks/\"x\"", "/tasks/%zz", "/tasks#frag", "/tasks?q=a b", "/tasks/\u{7F}",
+        // Dot segments, which libcurl and servers resolve to another path.
+        "/tasks/../admin", "/tasks/./7", "/..", "/tasks/..?q=1", "/tasks/.",
+    ])
+    func aRawPathThatCannotBeSentAsWrittenIsRefusedUnsent(path: String) async throws {
         let transport = ScriptedTransport([.tasks])
         let api = try makeManager(transport)
         let error = await #expect(throws: APIError.self) {
@@ -78,17 +82,6 @@ import Testing
         endpoint.path = "/tasks"
         _ = try await api.send(endpoint)
         #expect(transport.requests.first?.request.path == "/v1/tasks")
-    }
-
-    @Test(arguments: ["/tasks/../admin", "/tasks/./7", "/..", "/tasks/..?q=1", "/tasks/."])
-    func aRawPathWithADotSegmentIsRefusedUnsent(path: String) async throws {
-        let transport = ScriptedTransport([.tasks])
-        let api = try makeManager(transport)
-        let error = await #expect(throws: APIError.self) {
-            try await api.send(Endpoint<[TaskItem], APIErrorCode>(.get, path, errorCode: .listTasksFailed))
-        }
-        #expect(error?.chain.short == "AP8-NE15")
-        #expect(transport.requests.isEmpty)
     }
 
     @Test func aJSONBodyIsEncodedWhenSentWithTheDataManagersEncoder() async throws {
