@@ -82,6 +82,9 @@ package struct ResponseReceiver {
     /// Room for a typical head at once (nginx: about 250 bytes; a CDN's: 1–2 KiB), so that
     /// receiving one grows the buffer once or not at all.
     private static let initialHeadCapacity = 1024
+    /// The most a body's buffer is given before its bytes arrive; a longer body grows it as it
+    /// comes.
+    static let maxUpfrontBodyCapacity = 4 * 1024 * 1024
 
     /// - Parameters:
     ///   - answersHead: Whether the request is a HEAD.
@@ -132,8 +135,9 @@ package struct ResponseReceiver {
             return .abort
         }
         if body.isEmpty, let announcedLength, announcedLength > bytes.count {
-            // Allocated once, as long as the head announced (and never past the limit).
-            body.reserveCapacity(Int(min(announcedLength, Int64(maxBodySize))))
+            // Allocated once, as long as the head announced, up to a few MiB: the length is the
+            // server's word, and a limit as high as `.max` must not let it ask for any amount.
+            body.reserveCapacity(Int(min(announcedLength, Int64(min(maxBodySize, Self.maxUpfrontBodyCapacity)))))
         }
         body.append(bytes.assumingMemoryBound(to: UInt8.self))
         bytesReceived &+= bytes.count

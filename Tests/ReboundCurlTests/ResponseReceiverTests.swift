@@ -160,6 +160,20 @@ import Testing
         #expect(String(decoding: response.body, as: UTF8.self) == expected.body)
     }
 
+    @Test func aHugeAnnouncedLengthReservesNoMoreThanTheUpfrontLimit() async {
+        // With no body limit to speak of, a server announcing 10^18 bytes must not make the
+        // receiver ask for that much memory (an allocation that fails traps): in its own process.
+        await #expect(processExitsWith: .success) {
+            var receiver = ResponseReceiver(answersHead: false, maxBodySize: .max)
+            for line in ["HTTP/1.1 200 OK\r\n", "Content-Length: 999999999999999999\r\n", "\r\n"] {
+                _ = Array(line.utf8).withUnsafeBytes { receiver.receiveHeaderLine($0) }
+            }
+            let action = Array("x".utf8).withUnsafeBytes { receiver.receiveBody($0) }
+            let response = receiver.response(status: 200, info: TransferInfo())
+            exit(action == .proceed && response.body.count == 1 ? 0 : 1)
+        }
+    }
+
     @Test func theReasonPhraseIsTheFinalHeadsAndTheStatusCodeLibcurls() {
         var receiver = ResponseReceiver(answersHead: false, maxBodySize: 10)
         for line in ["HTTP/1.1 100 Continue\r\n", "\r\n", "HTTP/1.1 404 Not Here\r\n", "\r\n"] {
