@@ -105,6 +105,7 @@ public struct RateLimitFields: Sendable, Hashable {
             return
         }
         self.init(response.head.headerFields, now: now())
+        if response.status.kind == .successful { retryAfter = nil }
     }
 
     /// Whether the fields say anything at all.

@@ -304,6 +304,13 @@ import Testing
         #expect(before.duration(to: driver.clock.now) >= .seconds(7))
     }
 
+    @Test func aSuccessPausesTheBucketForItsRateLimitFieldsNotItsRetryAfter() async throws {
+        // `Retry-After` means nothing on a success (RFC 9110, 10.2.3), even beside RateLimit.
+        var driver = Driver()
+        try await driver.attempt(.ok, fields: [("RateLimit", #""default";r=0;t=1"#), ("Retry-After", "30")])
+        #expect(driver.status.pausedUntil == .seconds(1))
+    }
+
     @Test func xRateLimitFieldsPauseTheBucketToo() async throws {
         var driver = Driver()
         try await driver.attempt(.ok, fields: [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "1700000009")])
