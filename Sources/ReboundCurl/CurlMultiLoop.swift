@@ -641,9 +641,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private func finishEverything(pending: [Command]) {
-        // The waiting first, so that the running ones, as they end, start none of them.
+        // The waiting first, so that the running ones, as they end, start none of them. They
+        // never started: the transport is gone for them, as for a request sent after shutdown.
         for transfer in waiting.removeAll() {
-            finish(transfer, .cancelled, removeFromMulti: false)
+            finish(transfer, .unavailable("The transport was shut down."), removeFromMulti: false)
         }
         for transfer in active {
             finish(transfer, .cancelled, removeFromMulti: true)

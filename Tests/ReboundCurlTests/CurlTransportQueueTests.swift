@@ -123,6 +123,23 @@ struct CurlTransportQueueTests {
         }
     }
 
+    @Test func shuttingDownFailsTheQueuedCallsAsNeverStarted() async throws {
+        try await withLoopback(configuration: Self.configuration(connections: 1)) { server, transport in
+            let holder = Task { try await transport.send(server.request("/stall")) }
+            try await server.waitForRequests(to: "/stall")
+            let queued = Task { try await transport.send(server.request("/hello")) }
+            // Time for the loop to take it into its queue (the one connection is busy); were it
+            // still on its way there, shutting down would refuse it the same way.
+            try await Task.sleep(for: .milliseconds(100))
+            transport.shutdown()
+            let error = await #expect(throws: NetworkError.self) { try await queued.value }
+            #expect(error?.code == .transportUnavailable)
+            let running = await #expect(throws: NetworkError.self) { try await holder.value }
+            #expect(running?.code == .cancelled)
+            #expect(server.requests(to: "/hello") == 0)
+        }
+    }
+
     @Test func theWaitForAConnectionCountsAgainstTheConnectTimeout() async throws {
         try await withLoopback(configuration: Self.configuration(connections: 1)) { server, transport in
             let holder = Task { try await transport.send(server.request("/stall")) }
