@@ -463,7 +463,11 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     /// libcurl's `CURLOPT_SOCKOPTFUNCTION`: a new connection socket. Whatever had its number
     /// before was closed, which took it out of the epoll set.
+    ///
+    /// libcurl opens it without close-on-exec; set here, a program the app starts does not hold
+    /// the app's connections open.
     private static let socketOpened: curl_sockopt_callback = { userp, socket, _ in
+        _ = fcntl(socket, F_SETFD, fcntl(socket, F_GETFD) | FD_CLOEXEC)
         guard let userp else { return CURL_SOCKOPT_OK }
         let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
         let index = Int(socket)
@@ -474,12 +478,17 @@ final class CurlMultiLoop: @unchecked Sendable {
         return CURL_SOCKOPT_OK
     }
 
-    /// libcurl's `CURLOPT_CLOSESOCKETFUNCTION`: closes a connection socket, which takes it out of
-    /// the epoll set.
+    /// libcurl's `CURLOPT_CLOSESOCKETFUNCTION`: takes a connection socket out of the epoll set,
+    /// then closes it. (Closing alone would leave it in the set if another process still held it,
+    /// a child forked meanwhile.)
     private static let socketClosing: curl_closesocket_callback = { userp, socket in
         if let userp {
             let loop = Unmanaged<CurlMultiLoop>.fromOpaque(userp).takeUnretainedValue()
-            if Int(socket) < loop.watched.count { loop.watched[Int(socket)] = Watch() }
+            let index = Int(socket)
+            if index < loop.watched.count {
+                if loop.watched[index].events != 0 { _ = epoll_ctl(loop.epoll, EPOLL_CTL_DEL, socket, nil) }
+                loop.watched[index] = Watch()
+            }
         }
         return close(socket)
     }

@@ -886,6 +886,51 @@ struct CurlTransportTests {
     }
 }
 
+extension CurlTransportTests {
+    @Test func theConnectionsAreClosedOnExecSoChildProcessesDoNotHoldThem() async throws {
+        // libcurl opens its sockets without close-on-exec: a program an app starts would hold
+        // the app's connections open, TLS sessions and all, for as long as it runs.
+        let listener = try BlackholeListener.boundSocket()
+        defer { close(listener) }
+        #expect(listen(listener, 4) == 0)
+        BlackholeListener.limitWaits(of: listener)
+        let port = try BlackholeListener.port(of: listener)
+        // Answers one request and keeps the connection open; returns it and the client's port.
+        let served = Task {
+            await onOwnThread { () -> (connection: Int32, clientPort: Int)? in
+                let connection = accept(listener, nil, nil)
+                guard connection >= 0 else { return nil }
+                BlackholeListener.limitWaits(of: connection)
+                var client = sockaddr_in()
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let named = withUnsafeMutablePointer(to: &client) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(connection, $0, &length) }
+                }
+                guard named == 0, BlackholeListener.readRequestHead(from: connection) else {
+                    close(connection)
+                    return nil
+                }
+                let answer = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
+                _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                return (connection, Int(UInt16(bigEndian: client.sin_port)))
+            }
+        }
+        let transport = CurlTransport()
+        defer { transport.shutdown() }
+        let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/")
+        #expect(try await transport.send(request).status == .ok)
+        let server = try #require(await served.value)
+        defer { close(server.connection) }
+        // The client's end of the connection libcurl keeps for the next request.
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+        let connection = descriptors.first { descriptor in
+            (try? BlackholeListener.port(of: descriptor)) == server.clientPort
+        }
+        let descriptor = try #require(connection)
+        #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0)
+    }
+}
+
 /// Behaviours a second reading of the transport asked for.
 @Suite struct CurlTransportEdgeTests {
     @Test(arguments: [HTTPRequest.Method.delete, .put, .patch])
