@@ -74,7 +74,9 @@ public struct BackendTemporaryErrorHandler: RecoverableErrorHandler {
         /// The defaults of the table above.
         public static let `default` = Configuration()
 
-        /// Retries nothing: the handler then only feeds the retry budget.
+        /// Retries nothing. With nothing counted as transient, no failure is charged to the retry
+        /// budget either (successes still refill it): a budget shared with another handler hears
+        /// nothing of this one's failures.
         public static let disabled = Configuration(retryableStatuses: [], retryableNetworkFailures: [])
 
         /// For background work: ``Backoff/background`` waits, `Retry-After` honoured up to 10
