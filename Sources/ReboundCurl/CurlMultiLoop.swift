@@ -92,6 +92,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private var shards: [Shard] = []
+    /// Whether each origin keeps to one shard (the one its name hashes to): so when one shard can
+    /// hold all of a host's connections. Each multi handle keeps its own connections and applies
+    /// the per-host limit to its own; a host spread over several could hold more in all.
+    private let shardsByOrigin: Bool
     /// The epoll set of libcurl's sockets and of `wakeUpEvent`.
     private let epoll: Int32
     /// Written to wake the loop from `epoll_wait`.
@@ -176,6 +180,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         waiting = WaitingTransfers(connectionsPerOrigin: maxConnectionsPerHost, capacity: maxQueuedRequests)
         share = CurlShare()
         maxIdleHandles = max(16, maxConnections)
+        shardsByOrigin = shardCount > 1 && maxConnectionsPerHost <= Self.connectionsPerShard
         idleHandles = Locked([])
         idleHandles.withLock { $0.reserveCapacity(maxIdleHandles) }
         // The transport's queue keeps each host within its limit across shards; each shard caches
@@ -517,12 +522,17 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
     }
 
-    /// Hands a transfer to libcurl, on the shard that runs the fewest: a finished transfer's
-    /// shard, whose connection it freed, is the first to get the next one.
+    /// Hands a transfer to libcurl: on its origin's shard when origins keep to one
+    /// (``shardsByOrigin``), otherwise on the shard that runs the fewest, so that a finished
+    /// transfer's shard, whose connection it freed, is the first to get the next one.
     private func run(_ transfer: CurlTransfer) {
         var shard = shards[0]
-        for candidate in shards.dropFirst() where candidate.activeCount < shard.activeCount {
-            shard = candidate
+        if shardsByOrigin {
+            shard = shards[Int(UInt(bitPattern: transfer.origin.hashValue) % UInt(shards.count))]
+        } else {
+            for candidate in shards.dropFirst() where candidate.activeCount < shard.activeCount {
+                shard = candidate
+            }
         }
         guard curl_multi_add_handle(shard.multi, transfer.easy.raw) == CURLM_OK else {
             finish(transfer, .unavailable("libcurl refused to add the transfer."), removeFromMulti: false)

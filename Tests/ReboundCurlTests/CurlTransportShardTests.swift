@@ -46,6 +46,48 @@ struct CurlTransportShardTests {
         }
     }
 
+    @Test func aHostsConnectionsStayWithinItsLimitAcrossTheMultiHandles() async throws {
+        // Two multi handles, two connections per host. Each handle keeps its own connections and
+        // applies the limit to its own: a host's calls spread over both could hold one idle
+        // connection in one handle and two running in the other, three in all (the server, whose
+        // connections are all kept alive, would accept a third).
+        var configuration = CurlTransport.Configuration()
+        configuration.maxCachedConnections = 512
+        configuration.maxConnectionsPerHost = 2
+        // Two more hosts, whose calls load one handle more than the other.
+        let busy = try await LoopbackServer.start(routes: LoopbackRoute.standardTestRoutes)
+        let brief = try await LoopbackServer.start(routes: LoopbackRoute.standardTestRoutes)
+        defer {
+            Task {
+                try? await busy.shutdown()
+                try? await brief.shutdown()
+            }
+        }
+        try await withLoopback(configuration: configuration) { server, transport in
+            for round in 0..<3 {
+                // Two at once, then other calls that keep one handle busier than the other in
+                // every way round, then two at once again.
+                async let first = transport.send(server.request("/slow?ms=50"))
+                async let second = transport.send(server.request("/slow?ms=50"))
+                _ = try await (first, second)
+                let stalled = Task { try await transport.send(busy.request("/stall")) }
+                try await busy.waitForRequests(to: "/stall", count: round * 2 + 1)
+                let short = Task { try await transport.send(brief.request("/slow?ms=200")) }
+                try await brief.waitForRequests(to: "/slow", count: round + 1)
+                let stalledToo = Task { try await transport.send(busy.request("/stall")) }
+                try await busy.waitForRequests(to: "/stall", count: round * 2 + 2)
+                _ = try await short.value
+                async let third = transport.send(server.request("/slow?ms=50"))
+                async let fourth = transport.send(server.request("/slow?ms=50"))
+                _ = try await (third, fourth)
+                stalled.cancel()
+                stalledToo.cancel()
+                _ = await (stalled.result, stalledToo.result)
+            }
+            #expect(server.connectionsAccepted <= 2)
+        }
+    }
+
     @Test func sequentialCallsKeepToOneMultiHandleAndReuseOneConnection() async throws {
         try await withLoopback(configuration: Self.manyConnections()) { server, transport in
             for _ in 0..<20 {
