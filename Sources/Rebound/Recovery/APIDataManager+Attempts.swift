@@ -619,7 +619,12 @@ private struct CallShell {
         case .success(let response):
             success = (id, response)
             if let measured = hedging?.measured {
-                manager.latencies.record(duration, for: measured.endpoint, window: measured.window)
+                // Counted from the earliest attempt still in flight: a hedge that won answered in
+                // place of an attempt that had taken at least that long. Its own time alone would
+                // be under the delay that sent it, and the observed p90 would sink call by call.
+                let firstSent =
+                    loop.attempts.lazy.filter { $0.phase == .sending }.map(\.started).min() ?? now - duration
+                manager.latencies.record(now - firstSent, for: measured.endpoint, window: measured.window)
             }
             return loop.succeeded(id, status: response.status.code, now: now)
         case .failure(let error, let response):

@@ -1,4 +1,4 @@
-/// The durations of recent successful attempts, per endpoint, from which
+/// The durations of recent successful calls (from their earliest attempt in flight), per endpoint, from which
 /// ``HedgingPolicy/Delay/observedP90(window:initial:)`` reads its delay.
 ///
 /// Bounded: at most ``maxEndpoints`` endpoints, each with at most its window's durations (a ring

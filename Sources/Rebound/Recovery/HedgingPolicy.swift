@@ -38,7 +38,7 @@
 ///
 /// | setting | default | why |
 /// |---|---|---|
-/// | ``delay`` | the endpoint's observed p90, over its last 100 successful attempts; 1 s until 10 are seen | only the slowest tenth of attempts is hedged, so hedges add about 10 % to the load while the tail beyond the 90th percentile is cut; 100 answers give a stable p90 and follow a change within 100 calls; 1 s (Polly's default is 2 s) is above most APIs' answers, so an endpoint with no history is rarely hedged |
+/// | ``delay`` | the endpoint's observed p90, over its last 100 successful calls, each timed from its earliest attempt in flight (a hedge that won, from the attempt it was sent beside); 1 s until 10 are seen | only the slowest tenth of attempts is hedged, so hedges add about 10 % to the load while the tail beyond the 90th percentile is cut; 100 answers give a stable p90 and follow a change within 100 calls; 1 s (Polly's default is 2 s) is above most APIs' answers, so an endpoint with no history is rarely hedged |
 /// | ``maxHedges`` | 1 | Polly's default: one hedge cuts most of the tail (two slow answers in a row are rare), and each more adds load; at most 4 (gRPC caps a call at 5 attempts) |
 /// | ``budget`` | the budget of the data manager's ``BackendTemporaryErrorHandler`` | the budget that already measures the service's failures |
 public struct HedgingPolicy: Sendable {

@@ -61,6 +61,27 @@ import Testing
         #expect(recorder.log == ["prepare #1", "prepare #2", "#2 succeeded", "#1 abandoned"])
     }
 
+    @Test func anObservedDelayCountsAWonCallFromItsFirstAttemptNotFromTheHedge() async throws {
+        // Were only the winning hedge's own time kept, every hedged call would record less than
+        // the delay that sent the hedge, and the observed p90 would sink call after call, hedging
+        // ever more of them. Counted from the first attempt, the slow tail keeps the p90 up.
+        let clock = TestClock(mode: .manual)
+        let cancelled = Locked(0)
+        let calls = EndpointLatencies.minimumSamples
+        let transport = ScriptedTransport(
+            Array(repeating: [Self.slow(clock, .seconds(1), cancelled: cancelled), .tasks], count: calls).flatMap { $0 }
+        )
+        let api = try makeManager(transport, clock: clock)
+        let policy = HedgingPolicy(delay: .observedP90(window: calls, initial: .milliseconds(100)))
+        for _ in 0..<calls {
+            let call = Task { try await api.send(Self.hedged(policy: policy)) }
+            try await clock.advance(by: .milliseconds(100), whenSleepersReach: 2)
+            _ = try await call.value
+        }
+        #expect(transport.requests.count == 2 * calls)
+        #expect(api.latencies.p90(of: "GET /tasks") == .milliseconds(100))
+    }
+
     @Test func anAnswerBeforeTheDelayIsNotHedged() async throws {
         let clock = TestClock(mode: .manual)
         let cancelled = Locked(0)
