@@ -148,15 +148,20 @@ extension DecodingError {
     }
 
     /// A coding path as people write it: `tasks[3].price`.
+    ///
+    /// A key may be the server's text (a dictionary's key: an e-mail address, a token), so each is
+    /// screened and bounded as a server's identifier is, and the path as a message is.
     static func renderedPath(_ path: [any CodingKey]) -> String {
         var rendered = ""
         for key in path {
             if let index = key.intValue, key.stringValue == "Index \(index)" || key.stringValue == "\(index)" {
                 rendered += "[\(index)]"
             } else {
-                rendered += rendered.isEmpty ? key.stringValue : ".\(key.stringValue)"
+                let name = UntrustedText.identifier(key.stringValue)
+                rendered += rendered.isEmpty ? name : ".\(name)"
             }
+            if rendered.count > UntrustedText.messageLimit { break }
         }
-        return rendered
+        return UntrustedText.bounded(rendered, to: UntrustedText.messageLimit)
     }
 }

@@ -19,9 +19,13 @@ package enum UntrustedText {
         return head.count <= limit ? text : String(head.dropLast()) + "…"
     }
 
+    /// How far past a limit the text is screened before it is cut there: a token across the
+    /// limit is seen whole, or long enough to look like one, rather than as a piece too short to.
+    static let screeningMargin = 64
+
     /// A code, reason or name from a server, bounded and screened for secrets.
     package static func identifier(_ text: String) -> String {
-        redactingLikelySecrets(bounded(text, to: identifierLimit))
+        bounded(redactingLikelySecrets(String(text.prefix(identifierLimit + screeningMargin))), to: identifierLimit)
     }
 
     /// A message from a server, bounded and screened for secrets.
@@ -30,7 +34,8 @@ package enum UntrustedText {
     /// ``url(_:)`` screens a URL first, so that a credential the heuristics cannot see, a short
     /// `?token=k7Qp2x` or `&sig=9f8e7d`, goes by its name, as it would on the command line.
     package static func message(_ text: String) -> String {
-        redactingLikelySecrets(screeningURLs(in: bounded(text, to: messageLimit)))
+        let screened = redactingLikelySecrets(screeningURLs(in: String(text.prefix(messageLimit + screeningMargin))))
+        return bounded(screened, to: messageLimit)
     }
 
     /// `text` with everything that looks like a secret replaced by the redaction marker.

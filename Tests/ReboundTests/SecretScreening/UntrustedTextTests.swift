@@ -3,6 +3,20 @@ import TestSupport
 import Testing
 
 @Suite struct UntrustedTextTests {
+    @Test func aTokenCutByTheLengthLimitIsNotShownInPart() {
+        // Cut first and screened after, a token across the limit left a piece too short to look
+        // like a secret: up to 23 of its characters came out.
+        let token = "sk9Qz4Lm2Wx7Rt5Vb8Nc3Hd6Jf1Kg0Pq"
+        for start in UntrustedText.messageLimit - 20...UntrustedText.messageLimit - 5 {
+            let text = String(repeating: "x", count: start - 4) + " is " + token
+            #expect(!UntrustedText.message(text).contains(token.prefix(5)), "token at \(start)")
+        }
+        for start in UntrustedText.identifierLimit - 20...UntrustedText.identifierLimit - 5 {
+            let text = String(repeating: "a", count: start - 1) + " " + token
+            #expect(!UntrustedText.identifier(text).contains(token.prefix(5)), "token at \(start)")
+        }
+    }
+
     /// A URL as a tool shows it: the value of a parameter named like a credential goes whatever it
     /// looks like, a path segment or a value that looks like a token goes whatever it is named,
     /// user information goes, and the rest stays as typed.

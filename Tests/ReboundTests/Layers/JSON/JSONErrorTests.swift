@@ -67,6 +67,20 @@ private struct Picky: Decodable {
         #expect(error.chain.short == "JS3-DE3")
     }
 
+    @Test(arguments: ["alice@example.com", "ya29a0AfH6SMBx3kQz9vLq8R7pN2cD4", String(repeating: "k", count: 100_000)])
+    func aServersDictionaryKeyInThePathIsScreenedAndBounded(key: String) throws {
+        // The keys of a dictionary are the server's text, like any value: an e-mail address, a
+        // token or a megabyte may be one.
+        struct Members: Decodable { var members: [String: Int] }
+        let error = try decodeFailure(Members.self, #"{"members": {"\#(key)": "x"}}"#)
+        let texts = error.chain.links.flatMap { link in [link.reason ?? ""] + link.context.map(\.value) }
+        if key.count < UntrustedText.identifierLimit {
+            #expect(!texts.contains { $0.contains(key) }, "\(texts)")
+        }
+        #expect(texts.allSatisfy { $0.count <= 2 * UntrustedText.messageLimit + 10 })
+        #expect(error.context["codingPath"]?.revealed.hasPrefix("members.") == true)
+    }
+
     @Test func aValueOfTheWrongTypeIsTypeMismatchWithItsPath() throws {
         let error = try decodeFailure(TaskList.self, #"{"tasks": [{"title": "a", "price": "cheap"}]}"#)
         #expect(error.code == .typeMismatch)
