@@ -33,7 +33,9 @@ extension Resilient.Inspection: Sendable where Value: Sendable {}
 
 extension Resilient.Inspection where Value: _ResilientArray {
     /// One result per element of the input, in order: the elements kept, and the errors of those
-    /// left out where they were.
+    /// left out where they were. Past 1,000 elements left out, the rest are not listed (their
+    /// count is the outcome's ``DroppedElementsError/omittedCount``), and the elements kept after
+    /// them follow the last one listed.
     ///
     /// A value of the wrong shape (a string where the array belongs) gives a single failure. An
     /// element left out because a non-frozen ``ResilientRawRepresentable`` does not know it yet
@@ -43,7 +45,7 @@ extension Resilient.Inspection where Value: _ResilientArray {
         switch record {
         case .recovered(let error):
             return elements.map { .success($0) } + [.failure(error)]
-        case .droppedElements(let dropped):
+        case .droppedElements(let dropped, _):
             var results: [Result<Value._ResilientElement, any Error>] = []
             results.reserveCapacity(elements.count + dropped.count)
             var kept = elements.makeIterator()
@@ -67,7 +69,7 @@ extension Resilient.Inspection where Value: _ResilientDictionary {
     /// only among the ``errors``.
     public var results: [String: Result<Value._ResilientValue, any Error>] {
         var results = value._resilientValues.mapValues { Result<Value._ResilientValue, any Error>.success($0) }
-        if case .droppedElements(let dropped) = record {
+        if case .droppedElements(let dropped, _) = record {
             for element in dropped {
                 if case .key(let key) = element.position { results[key] = .failure(element.error) }
             }

@@ -31,30 +31,36 @@ extension Array: ResilientCollectionDecoding where Element: Decodable {
         var elements: [Element] = []
         if let count = container.count { elements.reserveCapacity(count) }
         var dropped: [DroppedElement] = []
+        var omitted = 0
         while !container.isAtEnd {
             do {
                 elements.append(try container.decodeDirectly(Element.self))
             } catch {
-                let index = elements.count + dropped.count
+                let index = elements.count + dropped.count + omitted
                 // A decoder for the element moves the container past it, and lets the failure be
                 // inspected (an unknown raw value?) and recorded with the element's own path.
                 let elementDecoder = try? container.superDecoder()
                 if container.currentIndex == index { _ = try? container.decode(SkippedValue.self) }
-                let location = elementDecoder?.codingPath ?? container.codingPath + [ResilientIndexKey(index)]
-                dropped.append(
-                    .recovering(
-                        from: error,
-                        decoding: Element.self,
-                        in: elementDecoder ?? arrayDecoder(),
-                        at: location,
-                        position: .index(index)
+                if dropped.count < DroppedElement.maximumKept {
+                    let location = elementDecoder?.codingPath ?? container.codingPath + [ResilientIndexKey(index)]
+                    dropped.append(
+                        .recovering(
+                            from: error,
+                            decoding: Element.self,
+                            in: elementDecoder ?? arrayDecoder(),
+                            at: location,
+                            position: .index(index)
+                        )
                     )
-                )
+                } else {
+                    omitted += 1
+                    (elementDecoder ?? arrayDecoder())?.resilientDecodingCollector?.recordOmitted()
+                }
                 // A container that cannot move past a value would loop for ever.
                 if container.currentIndex == index { break }
             }
         }
-        return (elements, .elements(dropped))
+        return (elements, .elements(dropped, omitted: omitted))
     }
 }
 
@@ -88,7 +94,9 @@ extension Dictionary: ResilientCollectionDecoding where Key == String, Value: De
             guard case .key(let left) = lhs.position, case .key(let right) = rhs.position else { return false }
             return left < right
         }
-        return (values, .elements(dropped))
+        let omitted = Swift.max(0, dropped.count - DroppedElement.maximumKept)
+        if omitted > 0 { dropped.removeLast(omitted) }
+        return (values, .elements(dropped, omitted: omitted))
     }
 }
 

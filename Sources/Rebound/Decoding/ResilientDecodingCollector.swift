@@ -15,19 +15,40 @@
 ///
 /// Properties record into it only when they recover from something, so a decode that succeeds
 /// never touches it. It is safe to share between threads, but a collector per decode keeps each
-/// digest about one value.
+/// digest about one value. It keeps the first ``maximumEntries`` recoveries and counts the rest
+/// (``ResilientDecodingDigest/omittedEntries``): a server can send millions of bad elements in a
+/// few megabytes.
 public final class ResilientDecodingCollector: Sendable {
-    private let entries = Locked<[ResilientDecodingDigest.Entry]>([])
+    /// The most recoveries kept with their errors and paths.
+    public static let maximumEntries = 1_000
+
+    private struct Recorded {
+        var entries: [ResilientDecodingDigest.Entry] = []
+        var omitted = 0
+    }
+
+    private let recorded = Locked(Recorded())
 
     public init() {}
 
     /// Everything recorded so far, in the order it was recovered.
     public var digest: ResilientDecodingDigest {
-        ResilientDecodingDigest(entries: entries.withLock { $0 })
+        recorded.withLock { ResilientDecodingDigest(entries: $0.entries, omittedEntries: $0.omitted) }
     }
 
     func record(_ entry: ResilientDecodingDigest.Entry) {
-        entries.withLock { $0.append(entry) }
+        recorded.withLock { recorded in
+            if recorded.entries.count < Self.maximumEntries {
+                recorded.entries.append(entry)
+            } else {
+                recorded.omitted += 1
+            }
+        }
+    }
+
+    /// Counts a recovery past the limit, which was never made into an entry.
+    func recordOmitted() {
+        recorded.withLock { $0.omitted += 1 }
     }
 }
 

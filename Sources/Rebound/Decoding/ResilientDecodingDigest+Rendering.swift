@@ -15,7 +15,7 @@ extension ResilientDecodingDigest: CustomStringConvertible {
     ///
     /// An empty digest renders as `nothing recovered`.
     public var description: String {
-        guard !entries.isEmpty else { return "nothing recovered" }
+        guard !isEmpty else { return "nothing recovered" }
         let root = PathNode(component: "")
         for entry in entries {
             var node = root
@@ -24,6 +24,7 @@ extension ResilientDecodingDigest: CustomStringConvertible {
         }
         var lines = root.summaries.map { "\(Entry.topLevel): \($0)" }
         root.render(depth: 0, into: &lines)
+        if omittedEntries > 0 { lines.append("… and \(omittedEntries) more recoveries, counted but not kept") }
         return lines.joined(separator: "\n")
     }
 

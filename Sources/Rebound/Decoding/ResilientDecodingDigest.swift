@@ -103,11 +103,15 @@ public struct ResilientDecodingDigest: Sendable {
         }
     }
 
-    /// Every recovery, in the order it happened.
+    /// Every recovery, in the order it happened, up to
+    /// ``ResilientDecodingCollector/maximumEntries``.
     public let entries: [Entry]
+    /// The recoveries past ``ResilientDecodingCollector/maximumEntries``: counted, not kept.
+    public let omittedEntries: Int
 
-    init(entries: [Entry]) {
+    init(entries: [Entry], omittedEntries: Int = 0) {
         self.entries = entries
+        self.omittedEntries = omittedEntries
     }
 
     /// The recoveries to report: everything but expected unknown values.
@@ -117,5 +121,5 @@ public struct ResilientDecodingDigest: Sendable {
     public var unknownValues: [Entry] { entries.filter(\.isExpected) }
 
     /// Whether nothing at all was recovered from.
-    public var isEmpty: Bool { entries.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty && omittedEntries == 0 }
 }

@@ -10,12 +10,13 @@ enum ResilientRecord: Sendable {
     indirect case recovered(any Error)
     /// The value is unknown to a non-frozen ``ResilientRawRepresentable``: expected, not an error.
     indirect case unknownValue(rawValue: String, error: any Error)
-    /// Some elements of a collection could not be decoded and were left out.
-    indirect case droppedElements([DroppedElement])
+    /// Some elements of a collection could not be decoded and were left out: the first
+    /// ``DroppedElement/maximumKept``, and how many more were only counted.
+    indirect case droppedElements([DroppedElement], omitted: Int)
 
     /// The record of a collection after its elements were decoded.
-    static func elements(_ dropped: [DroppedElement]) -> ResilientRecord {
-        dropped.isEmpty ? .decoded : .droppedElements(dropped)
+    static func elements(_ dropped: [DroppedElement], omitted: Int = 0) -> ResilientRecord {
+        dropped.isEmpty && omitted == 0 ? .decoded : .droppedElements(dropped, omitted: omitted)
     }
 
     /// The public view of the record.
@@ -26,9 +27,12 @@ enum ResilientRecord: Sendable {
         case .valueWasNil: return .valueWasNil
         case .recovered(let error): return .recoveredFrom(error)
         case .unknownValue(let rawValue, _): return .unknownValue(rawValue)
-        case .droppedElements(let dropped):
+        case .droppedElements(let dropped, let omitted):
             let errors = dropped.filter { !$0.isExpected }.map(\.error)
-            if !errors.isEmpty { return .recoveredFrom(DroppedElementsError(errors: errors)) }
+            // Past the limit, what failed is not looked at: it counts as failed.
+            if !errors.isEmpty || omitted > 0 {
+                return .recoveredFrom(DroppedElementsError(errors: errors, omittedCount: omitted))
+            }
             // Only expected unknown values were left out: not an error, but not everything either.
             return dropped.first?.unknownRawValue.map(ResilientOutcome.unknownValue) ?? .decoded
         }
@@ -39,13 +43,16 @@ enum ResilientRecord: Sendable {
         switch self {
         case .decoded, .keyNotFound, .valueWasNil, .unknownValue: return []
         case .recovered(let error): return [error]
-        case .droppedElements(let dropped): return dropped.filter { !$0.isExpected }.map(\.error)
+        case .droppedElements(let dropped, _): return dropped.filter { !$0.isExpected }.map(\.error)
         }
     }
 }
 
 /// One element of a resilient collection that could not be decoded and was left out.
 struct DroppedElement: Sendable {
+    /// The most dropped elements one collection keeps with their errors; the rest are counted.
+    static let maximumKept = 1_000
+
     /// Where the element was in its collection.
     enum Position: Sendable {
         case index(Int)

@@ -14,6 +14,26 @@ import Testing
         ], "status": "open"}
         """#
 
+    @Test func aHostileArrayOfBadElementsIsCountedNotKeptPastTheLimit() throws {
+        // Two bytes on the wire for each element that fails: kept whole, each would cost its error,
+        // its path and its digest entry, and a 32 MiB body some gigabytes.
+        struct Model: Decodable { @Resilient var items: [Int] }
+        let bad = 5_000
+        let json =
+            #"{"items": [1, "#
+            + Array(repeating: #""x""#, count: bad).joined(separator: ", ") + "]}"
+        let (model, digest) = try decodeWithDigest(Model.self, json)
+        #expect(model.items == [1])
+        let dropped = try #require(model.$items.outcome.error as? DroppedElementsError)
+        #expect(dropped.errors.count == 1_000)
+        #expect(dropped.omittedCount == bad - 1_000)
+        #expect(dropped.description == "5000 elements could not be decoded and were left out.")
+        #expect(digest.entries.count == 1_000)
+        #expect(digest.omittedEntries == bad - 1_000)
+        #expect(!digest.isEmpty)
+        #expect(digest.description.hasSuffix("… and 4000 more recoveries, counted but not kept"))
+    }
+
     @Test func aPartlyMalformedListKeepsTheGoodTasksAndDigestsTheBadOnes() throws {
         let (list, digest) = try decodeWithDigest(ChoreList.self, Self.partlyMalformed)
         #expect(list.chores.map(\.id) == [1, 4])
