@@ -24,8 +24,8 @@ struct FetchCommand: AsyncParsableCommand {
         commandName: "fetch",
         abstract: "Send one HTTP request through Rebound's recovery pipeline, like curl with retries.",
         discussion: """
-            The request goes through BackendTemporaryErrorHandler over libcurl. It retries 429, 502, \
-            503 and 504 answers and transient network failures (timeouts, refused or reset \
+            The request goes through BackendTemporaryErrorHandler over libcurl. It retries 408, 429, \
+            502, 503 and 504 answers and transient network failures (timeouts, refused or reset \
             connections), waiting with exponential backoff and jitter, or as long as the server's \
             Retry-After asks (up to 60 s). Only idempotent methods (GET, HEAD, OPTIONS, PUT, DELETE, \
             TRACE) are retried, or a request with an Idempotency-Key. A retry budget of 10 tokens \

@@ -56,6 +56,9 @@ struct LoadCommand: AsyncParsableCommand {
     static let concurrencyRange = 1...1_000
     /// The highest `--rate`, in calls a second.
     static let highestRate = 10_000.0
+    /// The lowest `--rate`: a call every 11.6 days. Far lower, a call's due time overflows a
+    /// `Duration` (1e-30: 10^30 seconds).
+    static let lowestRate = 0.000_001
     /// The range of `--requests`: the histogram keeps memory bounded, this keeps the run finite.
     static let requestRange = 1...100_000_000
     /// The range of `--max-in-flight`.
@@ -81,7 +84,7 @@ struct LoadCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Calls started per second whatever their outcome: an open loop, at most 1,000 in flight (up to 10000).",
+            "Calls started per second whatever their outcome: an open loop, at most 1,000 in flight (0.000001 to 10000).",
             valueName: "calls-per-second"))
     var rate: Double?
 
@@ -163,10 +166,9 @@ struct LoadCommand: AsyncParsableCommand {
             }
             return .concurrency(concurrency)
         case (nil, let rate?):
-            // A rate so low that its calls' times are not whole nanoseconds apart is still a rate.
-            guard rate.isFinite, rate > 0, rate <= Self.highestRate else {
+            guard rate.isFinite, rate >= Self.lowestRate, rate <= Self.highestRate else {
                 throw ValidationError(
-                    "--rate must be a number of calls per second more than 0 and up to \(Int(Self.highestRate)) (got \(rate))."
+                    "--rate must be a number of calls per second from 0.000001 and up to \(Int(Self.highestRate)) (got \(rate))."
                 )
             }
             return .rate(rate)

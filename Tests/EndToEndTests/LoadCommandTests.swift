@@ -207,6 +207,8 @@ struct LoadCommandTests {
         (["load", "--rate", "0", "http://127.0.0.1:1/"], "--rate must be"),
         (["load", "--rate", "10001", "http://127.0.0.1:1/"], "up to 10000"),
         (["load", "--rate", "nan", "http://127.0.0.1:1/"], "--rate must be"),
+        // So low that the second call's time would overflow a Duration.
+        (["load", "--rate", "1e-30", "http://127.0.0.1:1/"], "calls per second from 0.000001"),
         (["load", "--concurrency", "5", "--rate", "5", "http://127.0.0.1:1/"], "not both"),
         (["load", "--requests", "0", "http://127.0.0.1:1/"], "--requests must be"),
         (["load", "--requests", "5", "--duration", "1", "http://127.0.0.1:1/"], "not both"),
