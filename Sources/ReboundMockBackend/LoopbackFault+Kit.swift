@@ -124,7 +124,16 @@ extension LoopbackFault {
     ///
     /// Applies to the same replies as ``cutMidBody(then:)``; any other reply is sent as it is.
     public static func oversizedHead(bytes: Int = 400 * 1024) -> LoopbackFault {
-        let padding = (0..<(max(0, bytes) / 1000 + 1)).map { ("X-Padding-\($0)", String(repeating: "p", count: 980)) }
+        // Fields of about 1,000 bytes on the wire (name, ": ", value, CRLF) until they alone make
+        // `bytes`: the head is then just past it.
+        var fields: [(String, String)] = []
+        var size = 0
+        while size < bytes {
+            let name = "X-Padding-\(fields.count)"
+            fields.append((name, String(repeating: "p", count: 980)))
+            size += name.utf8.count + 2 + 980 + 2
+        }
+        let padding = fields
         return LoopbackFault("oversized-head") { request, route in
             let reply = await route(request)
             guard let (head, body) = reply.wireResponse(to: request, addingFields: padding) else { return reply }
@@ -179,13 +188,16 @@ extension LoopbackFault {
     }
 
     /// `100 Continue` heads without a final response: 100 heads at once, then 100 more after each
-    /// `pause`, `heads` in all (a million by default, for 10 s with the default pause), then the
-    /// connection closes.
+    /// `pause`, `heads` in all (at least one; a million by default, for 10 s with the default
+    /// pause), then the connection closes.
     public static func interimFlood(heads: Int = 1_000_000, every pause: Duration = .milliseconds(1)) -> LoopbackFault {
         let perChunk = 100
-        let chunk = Array(String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: perChunk).utf8)
+        let heads = max(1, heads)
+        let interim = "HTTP/1.1 100 Continue\r\n\r\n"
+        let chunk = Array(String(repeating: interim, count: perChunk).utf8)
         // Every chunk shares the one buffer: the flood costs a pointer per chunk, not its bytes.
-        let chunks = [[UInt8]](repeating: chunk, count: max(1, heads / perChunk))
+        let rest = heads % perChunk > 0 ? [Array(String(repeating: interim, count: heads % perChunk).utf8)] : []
+        let chunks = [[UInt8]](repeating: chunk, count: heads / perChunk) + rest
         return LoopbackFault("interim-flood") { _, _ in .raw(chunks: chunks, pause: pause, then: .close) }
     }
 

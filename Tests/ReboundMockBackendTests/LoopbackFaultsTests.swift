@@ -256,16 +256,28 @@ import Testing
         try await server.shutdown()
     }
 
-    @Test func anOversizedHeadIsTheRoutesResponsePaddedPastTheSizeGiven() async throws {
+    // Just past libcurl's 300 KiB, and the default.
+    @Test(arguments: [5000, 300 * 1024 + 1, 400 * 1024])
+    func anOversizedHeadIsTheRoutesResponsePaddedPastTheSizeGiven(bytes: Int) async throws {
         let server = try await Self.server()
-        server.faults.inject(LoopbackFaultRule(fault: .oversizedHead(bytes: 5000)))
+        server.faults.inject(LoopbackFaultRule(fault: .oversizedHead(bytes: bytes)))
 
         let answer = try await exchange("/hello", port: server.port)
         let end = try #require(answer.firstRange(of: "\r\n\r\n"))
         let head = answer[..<end.lowerBound]
         #expect(answer[end.upperBound...] == "hello")
-        #expect(head.utf8.count >= 5000 && head.utf8.count < 7000)
+        #expect(head.utf8.count >= bytes && head.utf8.count < bytes + 2000)
         #expect(head.hasPrefix("HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nX-Padding-0: ppp"))
+        try await server.shutdown()
+    }
+
+    @Test(arguments: [1, 50, 150])
+    func anInterimFloodSendsTheNumberOfHeadsAsked(heads: Int) async throws {
+        let server = try await Self.server()
+        server.faults.inject(LoopbackFaultRule(fault: .interimFlood(heads: heads)))
+
+        let answer = try await exchange("/hello", port: server.port)
+        #expect(answer == String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: heads))
         try await server.shutdown()
     }
 
