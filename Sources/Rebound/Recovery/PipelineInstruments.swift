@@ -81,11 +81,15 @@ final class PipelineInstruments: Sendable {
 
     func recordFailure(chain: String) {
         guard isEnabled else { return }
-        let label =
-            counters.withLock { $0.failures[chain] != nil || $0.failures.count < Self.maximumChains }
-            ? chain : "other"
-        counter(\.failures, label) {
-            Counter(label: "rebound_failures_total", dimensions: [("chain", label)], factory: factory)
+        // The limit is checked and the series added under one lock, so calls failing at once
+        // with new chains cannot each pass the check.
+        counters.withLock { counters in
+            let isKnown = counters.failures[chain] != nil
+            let label = isKnown || counters.failures.count < Self.maximumChains ? chain : "other"
+            if let existing = counters.failures[label] { return existing }
+            let created = Counter(label: "rebound_failures_total", dimensions: [("chain", label)], factory: factory)
+            counters.failures[label] = created
+            return created
         }.increment()
     }
 
