@@ -31,6 +31,19 @@ public struct ErrorChain: Hashable, Sendable, Codable {
         self.isTruncated = isTruncated
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case links, isTruncated
+    }
+
+    /// A chain read back (from a report, say) keeps to ``maximumDepth`` links too: past it, the
+    /// deeper ones are cut off and ``isTruncated`` is set.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let links = try container.decode([Link].self, forKey: .links)
+        self.links = Array(links.prefix(Self.maximumDepth))
+        isTruncated = try container.decode(Bool.self, forKey: .isTruncated) || links.count > Self.maximumDepth
+    }
+
     /// The chain of `error` and its causes.
     public init(_ error: any Error) {
         var links: [Link] = []

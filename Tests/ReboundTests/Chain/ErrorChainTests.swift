@@ -130,6 +130,17 @@ import Testing
 
     // MARK: - JSON
 
+    @Test func aDecodedChainKeepsToTheMaximumDepth() throws {
+        // A report line of a megabyte can carry thousands of links; read back, it is cut as a
+        // chain made from an error would be.
+        let deep = ErrorChain(links: Array(repeating: ErrorChain(NetworkError(.timeout)).links[0], count: 1_000))
+        let decoded = try JSONDecoder().decode(ErrorChain.self, from: JSONEncoder().encode(deep))
+        #expect(decoded.links.count == ErrorChain.maximumDepth)
+        #expect(decoded.isTruncated)
+        let chain = talkExample().chain
+        #expect(try JSONDecoder().decode(ErrorChain.self, from: JSONEncoder().encode(chain)).isTruncated == false)
+    }
+
     @Test func aChainEncodesEveryLinkAndDecodesBackEqual() throws {
         let chain = talkExample().chain
         let data = try JSONEncoder().encode(chain)
