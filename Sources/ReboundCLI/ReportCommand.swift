@@ -124,7 +124,10 @@ struct ReportCommand: ParsableCommand {
             progress.finish()
             let path = error.context["path"]?.revealed ?? "a file"
             let reason = error.reason ?? error.cause.map { Self.reason(of: $0) } ?? "unknown reason"
-            StandardStreams.writeError("error: cannot read \(path): \(reason) [\(error.chain.short)]")
+            // A file's name is anyone's choice in a fleet's directory: no control character of it
+            // reaches the terminal.
+            StandardStreams.writeError(
+                "error: cannot read \(path.escapingControlCharacters): \(reason) [\(error.chain.short)]")
             throw ExitCode(unreadableFileStatus)
         }
     }
@@ -143,7 +146,8 @@ struct ReportCommand: ParsableCommand {
         let invalidLines = summaries.flatMap(\.invalidLines)
         let count = summaries.reduce(0) { $0 + $1.invalidLineCount }
         guard count > 0 else { return }
-        let shown = invalidLines.prefix(10).map(\.description).joined(separator: ", ")
+        let shown = invalidLines.prefix(10).map { "\($0.path.escapingControlCharacters):\($0.line)" }
+            .joined(separator: ", ")
         let more = count > min(10, invalidLines.count) ? ", …" : ""
         let overlong = summaries.reduce(0) { $0 + $1.overlongLineCount }
         let longer =

@@ -68,11 +68,14 @@ extension JSONLinesReportReader {
     ) throws(ReportingError) -> Summary {
         var summary = Summary()
         summary.files = try ReportInput.files(in: arguments)
-        let inputs = try openAll(summary.files)
-        defer { inputs.forEach { $0.close() } }
+        let inputs = try checkAll(summary.files)
+        defer { inputs.forEach { $0.kept?.close() } }
         let sizes = inputs.map(\.size)
         let totalBytes = sizes.contains(nil) ? nil : sizes.reduce(0) { $0 + ($1 ?? 0) }
-        for (index, input) in inputs.enumerated() {
+        for (index, checked) in inputs.enumerated() {
+            let input: ReportInput
+            if let kept = checked.kept { input = kept } else { input = try ReportInput.open(checked.path) }
+            defer { if checked.kept == nil { input.close() } }
             var lines = LineSplitter(maximumLineLength: maximumLineLength, limit: maximumFileSize)
             let before = summary.bytes
             try lines.read(input) { line, number in
@@ -98,14 +101,29 @@ extension JSONLinesReportReader {
         return summary
     }
 
-    /// Opens every file before reading any, so that a missing one fails at once, not after
-    /// minutes of reading the others.
-    private func openAll(_ paths: [String]) throws(ReportingError) -> [ReportInput] {
-        var inputs: [ReportInput] = []
+    /// An input checked before any is read.
+    private struct CheckedInput {
+        let path: String
+        let size: Int?
+        /// A pipe, a device or standard input, kept open from the check on (it cannot be opened
+        /// again to the same effect); `nil` for a regular file, opened again when its turn comes.
+        let kept: ReportInput?
+    }
+
+    /// Opens every input before reading any, so that a missing one fails at once, not after
+    /// minutes of reading the others; regular files are closed again until their turn, so that a
+    /// fleet's thousands of files never hold more than one descriptor at a time.
+    private func checkAll(_ paths: [String]) throws(ReportingError) -> [CheckedInput] {
+        var inputs: [CheckedInput] = []
         do {
-            for path in paths { inputs.append(try ReportInput.open(path)) }
+            for path in paths {
+                let input = try ReportInput.open(path)
+                let isRegular = input.size != nil
+                if isRegular { input.close() }
+                inputs.append(CheckedInput(path: path, size: input.size, kept: isRegular ? nil : input))
+            }
         } catch {
-            inputs.forEach { $0.close() }
+            inputs.forEach { $0.kept?.close() }
             throw error
         }
         return inputs

@@ -202,6 +202,9 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
 
     private static func compare(_ current: ReportTally, with baseline: ReportTally, options: Options) -> Comparison {
         let lastBuild = baseline.lastBuild
+        // Once, not per chain: each is a walk over every chain.
+        let sessions = max(1, current.totals.sessions)
+        let baselineSessions = max(1, baseline.totals.sessions)
         var new: [ChainSummary] = []
         var regressed: [RegressedChain] = []
         var growing: [GrowingChain] = []
@@ -224,8 +227,8 @@ public struct ReportAnalysis: Hashable, Sendable, Codable {
                 )
                 continue
             }
-            let rate = Double(summary.occurrences) / Double(max(1, current.totals.sessions))
-            let baselineRate = Double(baselineOccurrences) / Double(max(1, baseline.totals.sessions))
+            let rate = Double(summary.occurrences) / Double(sessions)
+            let baselineRate = Double(baselineOccurrences) / Double(baselineSessions)
             if summary.occurrences >= options.minimumGrowingOccurrences, baselineRate > 0,
                 rate >= options.growthFactor * baselineRate
             {

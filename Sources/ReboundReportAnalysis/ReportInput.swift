@@ -104,8 +104,9 @@ struct ReportInput {
     /// pattern the shell did not expand (quoted, or too many files for a command line) works.
     ///
     /// - Throws: `cannotReadFile` (cause `ENOENT`) for a directory without report files and for a
-    ///   pattern that matches nothing. A file that does not exist is left to ``open(_:)``, so
-    ///   that its error comes in its turn.
+    ///   pattern that matches nothing; with the cause the system gave, for a directory (or one of
+    ///   its subdirectories) that cannot be read. A file that does not exist is left to
+    ///   ``open(_:)``, so that its error comes in its turn.
     static func files(in arguments: [String]) throws(ReportingError) -> [String] {
         var files: [String] = []
         for argument in arguments {
@@ -119,7 +120,7 @@ struct ReportInput {
                     files.append(argument)
                     continue
                 }
-                let found = reportFiles(inDirectory: argument, depth: 0).sorted()
+                let found = try reportFiles(inDirectory: argument, depth: 0).sorted()
                 guard !found.isEmpty else {
                     throw ReportingError(
                         .cannotReadFile,
@@ -142,7 +143,7 @@ struct ReportInput {
                 for match in matches {
                     var matched = stat()
                     if stat(match, &matched) == 0, matched.st_mode & S_IFMT == S_IFDIR {
-                        files += reportFiles(inDirectory: match, depth: 0).sorted()
+                        files += try reportFiles(inDirectory: match, depth: 0).sorted()
                     } else {
                         files.append(match)
                     }
@@ -154,9 +155,15 @@ struct ReportInput {
         return files
     }
 
-    /// The `.jsonl` files under `directory`; symbolic links to directories are not followed.
-    private static func reportFiles(inDirectory directory: String, depth: Int) -> [String] {
-        guard depth <= maximumDirectoryDepth, let stream = opendir(directory) else { return [] }
+    /// The `.jsonl` files under `directory`; symbolic links to directories are not followed, and a
+    /// link named `.jsonl` that leads to no file it could read (it dangles, or leads to a
+    /// directory) is no report file.
+    ///
+    /// - Throws: `cannotReadFile` for a directory that cannot be read: its reports would be missed
+    ///   without a word otherwise.
+    private static func reportFiles(inDirectory directory: String, depth: Int) throws(ReportingError) -> [String] {
+        guard depth <= maximumDirectoryDepth else { return [] }
+        guard let stream = opendir(directory) else { throw failure(directory, errno) }
         defer { closedir(stream) }
         var files: [String] = []
         while let entry = readdir(stream) {
@@ -169,9 +176,15 @@ struct ReportInput {
             guard lstat(path, &info) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
-                files += reportFiles(inDirectory: path, depth: depth + 1)
-            case S_IFREG, S_IFLNK:
+                files += try reportFiles(inDirectory: path, depth: depth + 1)
+            case S_IFREG:
                 if name.hasSuffix(".jsonl") { files.append(path) }
+            case S_IFLNK:
+                var target = stat()
+                guard name.hasSuffix(".jsonl"), stat(path, &target) == 0, target.st_mode & S_IFMT != S_IFDIR else {
+                    continue
+                }
+                files.append(path)
             default:
                 continue
             }

@@ -271,6 +271,25 @@ struct ReportCommandTests {
         #expect(!piped.stdoutText.contains("reading"))
     }
 
+    @Test func aFilesNameReachesTheTerminalWithoutItsControlCharacters() async throws {
+        // In a fleet's directory a file's name is anyone's choice: an escape sequence in it would
+        // clear the terminal or forge a line of the tool's output.
+        let directory = try Self.files().directory
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let named = directory.appendingPathComponent("x\u{1B}[2J.jsonl").path
+        try Data("junk\n".utf8).write(to: URL(fileURLWithPath: named))
+        let skipped = try await ExecutableRunner.run("rebound", ["report", directory.path])
+        #expect(skipped.status == 0, "stderr: \(skipped.stderrText)")
+        #expect(!skipped.stderrText.contains("\u{1B}"))
+        #expect(skipped.stderrText.contains("x\\u{1B}[2J.jsonl:1"), "stderr: \(skipped.stderrText)")
+
+        let dangling = directory.appendingPathComponent("y\u{1B}[2J.jsonl").path
+        try FileManager.default.createSymbolicLink(atPath: dangling, withDestinationPath: "/nonexistent/rebound")
+        let unreadable = try await ExecutableRunner.run("rebound", ["report", dangling])
+        #expect(unreadable.status == 66)
+        #expect(!unreadable.stderrText.contains("\u{1B}"))
+    }
+
     @Test func invalidArgumentsExitWith64() async throws {
         let result = try await ExecutableRunner.run("rebound", ["report", "--top", "0", "a.jsonl"])
         #expect(result.status == 64)

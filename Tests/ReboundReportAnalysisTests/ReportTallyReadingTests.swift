@@ -35,6 +35,49 @@ import Testing
         return (tally, summary)
     }
 
+    @Test func aLinkThatLeadsNowhereInADirectoryIsNoReportFileAndAnUnreadableDirectoryFailsTheRead() throws {
+        let directory = try AnalysisFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        _ = try Self.write(try Self.lines(1), "fleet/a.jsonl", in: directory)
+        let fleet = directory.appendingPathComponent("fleet").path
+        // A dangling link, and a link to a directory, both named like report files: they made the
+        // whole read fail (ENOENT, EISDIR).
+        try FileManager.default.createSymbolicLink(atPath: fleet + "/gone.jsonl", withDestinationPath: "/nonexistent/x")
+        try FileManager.default.createSymbolicLink(atPath: fleet + "/dir.jsonl", withDestinationPath: directory.path)
+        let (_, summary) = try Self.read([fleet])
+        #expect(summary.files == [fleet + "/a.jsonl"])
+        #expect(summary.reports == 1)
+        // A subdirectory that cannot be read was skipped without a word (root reads it anyway).
+        guard getuid() != 0 else { return }
+        _ = try Self.write(try Self.lines(2), "fleet/locked/b.jsonl", in: directory)
+        let locked = fleet + "/locked"
+        #expect(chmod(locked, 0) == 0)
+        defer { chmod(locked, 0o755) }
+        let error = try #require(throws: ReportingError.self) { try Self.read([fleet]) }
+        #expect(error.context["path"]?.revealed == locked)
+    }
+
+    @Test func aFleetOfFilesIsReadOneOpenFileAtATime() throws {
+        // Every file was opened before any was read: a directory of a fleet's thousands of files
+        // passed the usual limit of 1,024 descriptors.
+        let directory = try AnalysisFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = 300
+        for index in 0..<files { _ = try Self.write(try Self.lines(1), "host-\(index).jsonl", in: directory) }
+        func openDescriptors() -> Int {
+            (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+        }
+        let before = openDescriptors()
+        var most = 0
+        var tally = ReportTally()
+        let summary = try JSONLinesReportReader().read([directory.path], into: &tally) { _ in
+            most = max(most, openDescriptors())
+        }
+        #expect(summary.reports == files)
+        // Other tests of the run open descriptors too: the margin is theirs.
+        #expect(most - before < files / 2, "\(most) descriptors open while reading, \(before) before")
+    }
+
     @Test func filesDirectoriesAndPatternsAreMergedInOrder() throws {
         let directory = try AnalysisFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
