@@ -108,18 +108,35 @@ public final class TestClock: Clock, Sendable {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
+        try await sleep(tolerance: tolerance) { now in (deadline, max(.zero, now.duration(to: deadline))) }
+    }
+
+    /// Sleeps for `duration` from the clock's time when the sleep begins, read in the same step
+    /// that records it: tasks that sleep at once each sleep their whole duration (`sleeps` holds
+    /// each; in ``Mode/immediate`` mode the clock moves by each), whatever the order they run in.
+    public func sleep(for duration: Swift.Duration, tolerance: Swift.Duration? = nil) async throws {
+        try await sleep(tolerance: tolerance) { now in (now.advanced(by: max(.zero, duration)), max(.zero, duration)) }
+    }
+
+    /// Records a sleep, with its deadline and duration taken from the time now under the lock,
+    /// and waits as the mode says.
+    private func sleep(
+        tolerance: Swift.Duration?, _ deadlineAndDuration: (Instant) -> (Instant, Swift.Duration)
+    ) async throws {
         try Task.checkCancellation()
         switch mode {
         case .immediate:
             state.withLock { state in
-                state.sleeps.append(max(.zero, state.now.duration(to: deadline)))
+                let (deadline, duration) = deadlineAndDuration(state.now)
+                state.sleeps.append(duration)
                 if deadline > state.now { state.now = deadline }
             }
         case .manual:
-            let id = state.withLock { state -> Int in
-                state.sleeps.append(max(.zero, state.now.duration(to: deadline)))
+            let (id, deadline) = state.withLock { state -> (Int, Instant) in
+                let (deadline, duration) = deadlineAndDuration(state.now)
+                state.sleeps.append(duration)
                 defer { state.nextSleeper += 1 }
-                return state.nextSleeper
+                return (state.nextSleeper, deadline)
             }
             // The cancellation may land before the sleeper is stored (after the check above): it
             // is remembered then, and the sleep ends as it tries to store its sleeper.
@@ -183,13 +200,20 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// Moves the clock forward, waking the manual-mode sleepers whose deadline has come.
+    ///
+    /// The clock moves in one step, unlike a real one: the sleepers it wakes, earliest deadline
+    /// first, all read the new time, and a task that sleeps again once woken sleeps from the new
+    /// time, so a second sleep inside the span is not over until the clock is advanced again. To
+    /// let a task wake and sleep again in between, advance in steps.
     public func advance(by duration: Swift.Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
+            // Earliest deadline first; of equal ones, the one that began to sleep first.
             let due = state.sleepers.filter { $0.value.deadline <= now }
-            for id in due.keys { state.sleepers[id] = nil }
-            return Array(due.values)
+                .sorted { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }
+            for (id, _) in due { state.sleepers[id] = nil }
+            return due.map(\.value)
         }
         for sleeper in due { sleeper.continuation.resume() }
     }

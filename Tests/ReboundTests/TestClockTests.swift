@@ -11,6 +11,19 @@ import Testing
         #expect(clock.now.offset == .milliseconds(3500))
     }
 
+    @Test func sleepsThatBeginAtOnceEachSleepTheirWholeDuration() async throws {
+        // The deadline was taken from the time outside the lock that records the sleep: two
+        // sleeps at once could record 1 s and 0 s, and move the clock by 1 s or 2 s by chance.
+        for _ in 0..<500 {
+            let clock = TestClock()
+            async let first: Void = clock.sleep(for: .seconds(1))
+            async let second: Void = clock.sleep(for: .seconds(1))
+            _ = try await (first, second)
+            #expect(clock.sleeps == [.seconds(1), .seconds(1)])
+            #expect(clock.now.offset == .seconds(2))
+        }
+    }
+
     @Test func aManualSleepWaitsForTheClockToPassItsDeadline() async throws {
         let clock = TestClock(mode: .manual)
         let sleeper = Task { try await clock.sleep(for: .seconds(10)) }
