@@ -8,7 +8,9 @@ struct CaptchaAnswerer: CaptchaSolver {
 
     func solve(_ challenge: CaptchaChallenge) async throws -> String {
         let question = challenge.question ?? "?"
-        Console.write("      ? captcha \(challenge.id): \(question)")
+        // The server's words: none of their control characters reaches the terminal.
+        let shown = "\(challenge.id.escapingControlCharacters): \(question.escapingControlCharacters)"
+        Console.write("      ? captcha \(shown)")
         if let fixedAnswer {
             Console.write("      ? answered from --captcha-answer: \(fixedAnswer)")
             return fixedAnswer
@@ -30,11 +32,14 @@ struct CaptchaAnswerer: CaptchaSolver {
         else {
             return nil
         }
+        // A question whose answer does not fit an Int has none here (rather than a trap).
+        let result: (partialValue: Int, overflow: Bool)
         switch tokens[tokens.count - 2] {
-        case "+": return String(left + right)
-        case "-": return String(left - right)
-        case "*", "×", "x": return String(left * right)
+        case "+": result = left.addingReportingOverflow(right)
+        case "-": result = left.subtractingReportingOverflow(right)
+        case "*", "×", "x": result = left.multipliedReportingOverflow(by: right)
         default: return nil
         }
+        return result.overflow ? nil : String(result.partialValue)
     }
 }
