@@ -102,7 +102,7 @@ struct LoadCommandTests {
     }
 
     /// Every fifth answer stalls for 2 s: with --hedge-after the calls that meet one are hedged,
-    /// and every hedge is an attempt the server received (no call fails, so none is retried).
+    /// and every hedge is an attempt (no call fails, so none is retried).
     @Test func hedgeAfterHedgesTheStalledCallsAndCountsTheHedges() async throws {
         let served = ReboundCLITests.Guarded(0)
         let route = LoopbackRoute("GET", "/tail") { _ in
@@ -125,7 +125,11 @@ struct LoadCommandTests {
             // The first answer stalls 2 s, ten times the delay: at least that call was hedged.
             #expect(hedges >= 1 && hedges <= 40)
             #expect(attempts == 40 + hedges)
-            #expect(attempts == server.requests(to: "/tail"))
+            // Every request the server received was counted. A hedge cancelled the moment it went
+            // out (its call's first answer came just then) is counted and may never reach the
+            // server: seen once under the address sanitizer, 54 attempts for 53 requests.
+            let received = server.requests(to: "/tail")
+            #expect(received <= attempts && attempts - received <= hedges, "\(received) received")
         }
     }
 
