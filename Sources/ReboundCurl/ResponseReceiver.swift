@@ -137,7 +137,7 @@ package struct ResponseReceiver {
         if body.isEmpty, let announcedLength, announcedLength > bytes.count {
             // Allocated once, as long as the head announced, up to a few MiB: the length is the
             // server's word, and a limit as high as `.max` must not let it ask for any amount.
-            body.reserveCapacity(Int(min(announcedLength, Int64(min(maxBodySize, Self.maxUpfrontBodyCapacity)))))
+            body.reserveCapacity(Int(min(announcedLength, Int64(maxBodySize), Int64(Self.maxUpfrontBodyCapacity))))
         }
         body.append(bytes.assumingMemoryBound(to: UInt8.self))
         bytesReceived &+= bytes.count

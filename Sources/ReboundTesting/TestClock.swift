@@ -108,33 +108,31 @@ public final class TestClock: Clock, Sendable {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
-        try await sleep(tolerance: tolerance) { now in (deadline, max(.zero, now.duration(to: deadline))) }
+        try await sleep { _ in deadline }
     }
 
     /// Sleeps for `duration` from the clock's time when the sleep begins, read in the same step
     /// that records it: tasks that sleep at once each sleep their whole duration (`sleeps` holds
     /// each; in ``Mode/immediate`` mode the clock moves by each), whatever the order they run in.
     public func sleep(for duration: Swift.Duration, tolerance: Swift.Duration? = nil) async throws {
-        try await sleep(tolerance: tolerance) { now in (now.advanced(by: max(.zero, duration)), max(.zero, duration)) }
+        try await sleep { now in now.advanced(by: max(.zero, duration)) }
     }
 
-    /// Records a sleep, with its deadline and duration taken from the time now under the lock,
-    /// and waits as the mode says.
-    private func sleep(
-        tolerance: Swift.Duration?, _ deadlineAndDuration: (Instant) -> (Instant, Swift.Duration)
-    ) async throws {
+    /// Records a sleep until the deadline `deadlineFrom` makes of the time now, read under the
+    /// lock, and waits as the mode says.
+    private func sleep(_ deadlineFrom: (Instant) -> Instant) async throws {
         try Task.checkCancellation()
         switch mode {
         case .immediate:
             state.withLock { state in
-                let (deadline, duration) = deadlineAndDuration(state.now)
-                state.sleeps.append(duration)
+                let deadline = deadlineFrom(state.now)
+                state.sleeps.append(max(.zero, state.now.duration(to: deadline)))
                 if deadline > state.now { state.now = deadline }
             }
         case .manual:
             let (id, deadline) = state.withLock { state -> (Int, Instant) in
-                let (deadline, duration) = deadlineAndDuration(state.now)
-                state.sleeps.append(duration)
+                let deadline = deadlineFrom(state.now)
+                state.sleeps.append(max(.zero, state.now.duration(to: deadline)))
                 defer { state.nextSleeper += 1 }
                 return (state.nextSleeper, deadline)
             }
