@@ -55,17 +55,7 @@ enum RecoveryDecisionBenchmark {
         let bareRequest = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1", path: "/tasks")
         let plain = try manager(Array(repeating: ok, count: iterations * 2))
         let recovering = try manager(Array((0..<iterations * 2).flatMap { _ in [unavailable, ok] }))
-        let fixed = try APIDataManager(
-            baseURL: "http://127.0.0.1",
-            transport: FixedTransport(),
-            handlers: [
-                BackendTemporaryErrorHandler(),
-                AuthRefreshHandler(store: InMemoryCredentialStore(Credential(accessToken: "benchmark-token"))) { _ in
-                    Credential(accessToken: "refreshed")
-                },
-                CaptchaRequiredHandler(solve: { _ in "" }, verify: { _, _ in }),
-            ]
-        )
+        let fixed = try fixedManager()
         // Warm up both, then alternate rounds so that noise hits both alike.
         for _ in 0..<1000 {
             _ = try await plain.send(endpoint)
@@ -103,6 +93,36 @@ enum RecoveryDecisionBenchmark {
                 + #""ns_per_successful_call_over_fixed_response":%.0f}"#,
             perRound, rounds, Self.median(bareTimes), plainMedian, recoveringMedian, recoveringMedian - plainMedian,
             Self.median(fixedTimes)
+        )
+    }
+
+    /// Only the successful call over a fixed response, for a profiler to see it alone
+    /// (`--workload fixed`).
+    static func runFixed(iterations: Int) async throws -> String {
+        let endpoint = Endpoint<TransportResponse, BenchmarkCode>(raw: .get, "/tasks", errorCode: .fetchFailed)
+        let fixed = try fixedManager()
+        for _ in 0..<1000 { _ = try await fixed.send(endpoint) }
+        let clock = ContinuousClock()
+        let start = clock.now
+        for _ in 0..<iterations { _ = try await fixed.send(endpoint) }
+        return String(
+            format: #"{"client":"decision","workload":"fixed","calls":%d,"#
+                + #""ns_per_successful_call_over_fixed_response":%.0f}"#,
+            iterations, nanoseconds(start.duration(to: clock.now)) / Double(max(1, iterations)))
+    }
+
+    /// The three built-in handlers over ``FixedTransport``, on the real clock.
+    static func fixedManager() throws -> APIDataManager {
+        try APIDataManager(
+            baseURL: "http://127.0.0.1",
+            transport: FixedTransport(),
+            handlers: [
+                BackendTemporaryErrorHandler(),
+                AuthRefreshHandler(store: InMemoryCredentialStore(Credential(accessToken: "benchmark-token"))) { _ in
+                    Credential(accessToken: "refreshed")
+                },
+                CaptchaRequiredHandler(solve: { _ in "" }, verify: { _, _ in }),
+            ]
         )
     }
 

@@ -56,7 +56,11 @@ guard let pipelineStore = PipelineClient.Store.fromEnvironment else {
 }
 
 if ClientName(rawValue: options.client) == .decision {
-    print(try await RecoveryDecisionBenchmark.run(iterations: options.requests))
+    if options.workload == "fixed" {
+        print(try await RecoveryDecisionBenchmark.runFixed(iterations: options.requests))
+    } else {
+        print(try await RecoveryDecisionBenchmark.run(iterations: options.requests))
+    }
     exit(0)
 }
 

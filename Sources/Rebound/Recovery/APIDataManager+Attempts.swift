@@ -1,5 +1,5 @@
 public import Foundation
-import HTTPTypes
+public import HTTPTypes
 import Logging
 import Synchronization
 public import Tracing
@@ -21,9 +21,10 @@ extension APIDataManager {
         }
     }
 
-    /// What the loop needs of an endpoint: everything but its types, checked and encoded.
+    /// What the loop needs of an endpoint: everything but its types, checked and encoded. An
+    /// object, made once per call: the steps of a call share it rather than copy its fields.
     @usableFromInline
-    struct CallRequest: Sendable {
+    final class CallRequest: Sendable {
         let method: HTTPRequest.Method
         let path: String
         let headerFields: HTTPFields
@@ -37,56 +38,71 @@ extension APIDataManager {
 
         /// The endpoint's call, with its JSON body encoded.
         ///
+        /// Inlined where the endpoint's types are known, so that the checks and the encoding run
+        /// in the non-generic initializer below: a generic one would look up the endpoint's
+        /// metadata on every call.
+        ///
         /// - Throws: ``NetworkErrorCode/invalidURL`` when the path holds a byte a path may not
         ///   hold, a `.` or `..` segment, or an interpolated value that would name another
         ///   resource; the ``JSONError`` of a body that could not be encoded.
+        @inlinable
+        convenience init<Response, Code>(_ endpoint: Endpoint<Response, Code>, encoder: JSONEncoder) throws {
+            try self.init(
+                method: endpoint.method, path: endpoint.path, template: endpoint.template,
+                misleadingPath: endpoint.misleadingPath, headerFields: endpoint.headerFields, body: endpoint.body,
+                encodeBody: endpoint.encodeBody, encoder: encoder, limits: endpoint.limits, options: endpoint.options,
+                errorCode: endpoint.errorCode)
+        }
+
         @usableFromInline
-        init<Response, Code>(_ endpoint: Endpoint<Response, Code>, encoder: JSONEncoder) throws {
-            if let byte = PercentEncoding.firstIllegalByte(inPathAndQuery: endpoint.path) {
+        init(
+            method: HTTPRequest.Method, path: String, template: String, misleadingPath: String?,
+            headerFields: HTTPFields, body: Data?, encodeBody: (@Sendable (JSONEncoder) throws(JSONError) -> Data)?,
+            encoder: JSONEncoder, limits: RequestLimits?, options: EndpointOptions, errorCode: any ErrorCode
+        ) throws {
+            if let byte = PercentEncoding.firstIllegalByte(inPathAndQuery: path) {
                 throw NetworkError(
                     .invalidURL,
                     reason: "The endpoint's path holds a byte a URL may not hold unencoded (0x"
                         + String(byte, radix: 16, uppercase: true) + "); build it with an interpolated EndpointPath."
                 )
             }
-            if endpoint.misleadingPath == endpoint.path {
+            if misleadingPath == path {
                 throw NetworkError(
                     .invalidURL,
                     reason: "A value interpolated into the endpoint's path is empty, \".\" or \"..\", "
                         + "which would make the request name another resource.")
             }
-            if PercentEncoding.hasDotSegment(endpoint.path) {
+            if PercentEncoding.hasDotSegment(path) {
                 throw NetworkError(
                     .invalidURL,
                     reason: "The endpoint's path has a \".\" or \"..\" segment, which would make the request "
                         + "name another resource.")
             }
-            method = endpoint.method
-            path = endpoint.path
-            headerFields = endpoint.headerFields
-            body = try endpoint.encodeBody.map { encode throws(JSONError) in try encode(encoder) } ?? endpoint.body
-            limits = endpoint.limits
-            options = endpoint.options
-            errorCode = endpoint.errorCode
-            template = endpoint.template
+            self.method = method
+            self.path = path
+            self.headerFields = headerFields
+            self.body = try encodeBody.map { encode throws(JSONError) in try encode(encoder) } ?? body
+            self.limits = limits
+            self.options = options
+            self.errorCode = errorCode
+            self.template = template
         }
 
         /// `GET /v1/tasks`, without the query: queries may carry secrets.
         var label: String { endpointLabel(method: method, path: path) }
     }
 
-    /// How a call's attempts ended, before the caller's types make the final value or error.
+    /// How a call's attempts ended, before the caller's types make the final value or error: a
+    /// tuple, so that the caller takes its parts apart without copying them.
     @usableFromInline
-    struct CallEnding {
-        @usableFromInline
-        enum Result {
-            case success(TransportResponse)
-            case failure(any Error)
-        }
+    typealias CallEnding = (result: CallResult, history: [AttemptRecord], span: (any Span)?)
 
-        @usableFromInline let result: Result
-        @usableFromInline let history: [AttemptRecord]
-        @usableFromInline let span: (any Span)?
+    /// How a call ended: the answer of the attempt that succeeded, or the cause of its failure.
+    @usableFromInline
+    enum CallResult {
+        case success(TransportResponse)
+        case failure(any Error)
     }
 
     /// The numbers of calls: each call's attempts get ids unique in the process.
@@ -109,14 +125,14 @@ extension APIDataManager {
                     method: call.method,
                     template: HTTPClientConventions.pathTemplate(basePath: basePath, template: call.template)))
         }
-        var shell = CallShell(
+        let shell = CallShell(
             manager: self,
             call: call,
             number: Self.callNumbers.add(1, ordering: .relaxed).newValue,
             span: span
         )
         let result = await shell.run(decode: decode)
-        return CallEnding(result: result, history: shell.loop.history, span: span)
+        return (result, shell.loop.history, span)
     }
 
     private static func startSpan<T: Tracer>(by tracer: T, _ name: String) -> any Span {
@@ -125,8 +141,10 @@ extension APIDataManager {
 }
 
 /// The state of one call while it runs: the loop, the request as the handlers left it, and
-/// what the actions need to remember between events.
-private struct CallShell {
+/// what the actions need to remember between events. An object that only the call's task
+/// touches: its steps change it in place, where a struct's would copy it into every frame that
+/// calls one of its non-mutating methods.
+private final class CallShell {
     let manager: APIDataManager
     let call: APIDataManager.CallRequest
     let span: (any Span)?
@@ -146,8 +164,9 @@ private struct CallShell {
     /// The data manager's monitor, for this call.
     let monitor: CallMonitor?
 
-    /// One attempt, as the shell knows it.
-    struct Slot {
+    /// One attempt, as the shell knows it: an object, so that each step changes it in place
+    /// rather than moving a copy of it in and out of the call's frame.
+    final class Slot {
         let context: AttemptContext
         /// How many participants, in order, the attempt reached while being prepared: they hear
         /// its outcome.
@@ -162,6 +181,10 @@ private struct CallShell {
         var delay: Duration?
         /// The attempt's span and duration measurement while it is in flight.
         var telemetry: AttemptTelemetry?
+
+        init(context: AttemptContext) {
+            self.context = context
+        }
     }
 
     /// The slots of the attempts not yet reported. Without hedging there is one at a time, kept
@@ -182,25 +205,10 @@ private struct CallShell {
             return others.remove(at: index)
         }
 
-        /// The slot of attempt `id`, changed in place.
+        /// The slot of attempt `id`, if it was not reported yet.
         subscript(id: AttemptID) -> Slot? {
-            _read {
-                // Borrowed, not copied: the attempt in hand is read on every step of a call.
-                if first?.context.id == id { yield first } else { yield others.first { $0.context.id == id } }
-            }
-            _modify {
-                if first?.context.id == id {
-                    yield &first
-                } else if let index = others.firstIndex(where: { $0.context.id == id }) {
-                    var slot: Slot? = others[index]
-                    yield &slot
-                    if let slot { others[index] = slot } else { others.remove(at: index) }
-                } else {
-                    var missing: Slot?
-                    yield &missing
-                    if let missing { insert(missing) }
-                }
-            }
+            if let first, first.context.id == id { return first }
+            return others.first { $0.context.id == id }
         }
     }
 
@@ -304,8 +312,11 @@ private struct CallShell {
             options.skippedHandlers.isEmpty
             ? manager.participants : manager.participants.filter { options.includes($0.handler) }
         let limits = call.limits ?? manager.limits
-        hedging = Hedging(
-            call, maxAttempts: limits.maxAttempts, participants: participants, latencies: manager.latencies)
+        // Most calls are not hedged: no policy, nothing to resolve.
+        hedging =
+            call.options.hedging == nil
+            ? nil
+            : Hedging(call, maxAttempts: limits.maxAttempts, participants: participants, latencies: manager.latencies)
         loop = AttemptLoop(
             call: number, limits: limits, startedAt: manager.time.now(), hedgeDelay: hedging?.delay,
             maxHedges: hedging?.maxHedges ?? 1)
@@ -318,8 +329,8 @@ private struct CallShell {
         )
     }
 
-    nonisolated(nonsending) mutating func run(decode: (TransportResponse) throws(JSONError) -> Void) async
-        -> APIDataManager.CallEnding.Result
+    nonisolated(nonsending) func run(decode: (TransportResponse) throws(JSONError) -> Void) async
+        -> APIDataManager.CallResult
     {
         loop.start(now: loop.startedAt)
         monitor?.emit(.callStarted)
@@ -331,8 +342,12 @@ private struct CallShell {
                 let outcome = await manager.attempt(
                     sending.request, body: call.body, options: sending.options, decode: decode)
                 answered(id, outcome)
-            } else if let result = await perform(action) {
-                return result
+                continue
+            }
+            switch performInline(action) {
+            case .performed: continue
+            case .finished(let result): return result
+            case .suspends(let suspension): await resume(suspension)
             }
         }
         return Self.noOutcome
@@ -340,8 +355,8 @@ private struct CallShell {
 
     /// Runs a hedged call: each attempt's transfer in a child task of its own, and the hedging
     /// timer in another; the shell judges the answers and performs the rest inline, as they come.
-    nonisolated(nonsending) mutating func runHedged(decode: (TransportResponse) throws(JSONError) -> Void) async
-        -> APIDataManager.CallEnding.Result
+    nonisolated(nonsending) func runHedged(decode: (TransportResponse) throws(JSONError) -> Void) async
+        -> APIDataManager.CallResult
     {
         await withTaskGroup(of: RaceEvent.self) { group in
             var race = Race()
@@ -365,7 +380,7 @@ private struct CallShell {
                     case .prepare(let id) where !race.transfers.isEmpty:
                         // Beside an attempt in flight, whose answer must not wait for handlers
                         // that hold this one back (a limiter waiting for a token).
-                        guard let context = beginPreparing(id) else { continue }
+                        guard let context = beginPreparing(id)?.context else { continue }
                         let (participants, lastFailure, base) = (participants, loop.lastFailure, request)
                         let preparing = Task { () -> Prepared in
                             var request = base
@@ -455,70 +470,126 @@ private struct CallShell {
             ])
     }
 
-    /// Performs an action other than sending; returns the call's result when it finished the call.
-    private nonisolated(nonsending) mutating func perform(_ action: AttemptLoop.Action) async
-        -> APIDataManager.CallEnding.Result?
+    /// How performing an action went without suspending.
+    enum InlineStep {
+        /// It is done; the loop has the next action.
+        case performed
+        /// It finished the call.
+        case finished(APIDataManager.CallResult)
+        /// It goes on in a hook, a recovery or a wait that may suspend.
+        case suspends(Suspension)
+    }
+
+    /// The part of an action that may suspend.
+    enum Suspension {
+        /// The participant at index `from` awaits its asynchronous `prepare` for the attempt.
+        case preparing(Slot, from: Int)
+        /// The participant at index `from` awaits its asynchronous `attemptDidEnd`; the others
+        /// the attempt reached hear the outcome after it. Boxed: an outcome is large, and the
+        /// steps that never suspend should not move its room around.
+        indirect case reporting(AttemptOutcome, Slot, from: Int)
+        case recovering(AttemptID)
+        case waiting(Duration)
+    }
+
+    /// Performs an action other than sending, and returns the call's result when it finished the call.
+    private nonisolated(nonsending) func perform(_ action: AttemptLoop.Action) async
+        -> APIDataManager.CallResult?
     {
+        switch performInline(action) {
+        case .performed: return nil
+        case .finished(let result): return result
+        case .suspends(let suspension):
+            await resume(suspension)
+            return nil
+        }
+    }
+
+    /// Performs what an action other than sending needs without suspending: hooks that never
+    /// suspend are called here, so that a call whose handlers all answer inline awaits nothing
+    /// but its transfer.
+    private func performInline(_ action: AttemptLoop.Action) -> InlineStep {
         switch action {
         case .prepare(let id):
-            await prepare(id)
+            guard let slot = beginPreparing(id) else { return .performed }
+            switch Self.prepareInline(&request, context: slot.context, participants: participants, from: 0) {
+            case .finished(let preparation):
+                finishPreparing(id, preparation)
+                return .performed
+            case .awaits(let index):
+                return .suspends(.preparing(slot, from: index))
+            }
         case .recover(let id):
-            await recover(id)
+            return .suspends(.recovering(id))
         case .wait(let delay):
             manager.instruments.recordRetryDelay(delay)
             monitor?.emit(.waiting, delay: delay)
+            return .suspends(.waiting(delay))
+        case .send, .scheduleHedge, .cancel:
+            // The caller's: they depend on whether the call is hedged.
+            return .performed
+        case .report(let id, let ending):
+            guard let slot = slots.remove(id), let outcome = outcome(of: id, ending, slot: slot) else {
+                return .performed
+            }
+            guard let index = notifyInline(outcome, context: slot.context, reached: slot.reached, from: 0) else {
+                return .performed
+            }
+            return .suspends(.reporting(outcome, slot, from: index))
+        case .finish(.success(let id)):
+            guard success?.id == id, let answer = success.take()?.response else { return .performed }
+            monitor?.emit(
+                .callSucceeded, status: answer.status.code, duration: manager.time.now() - loop.startedAt)
+            return .finished(.success(answer))
+        case .finish(.failure(let cause)):
+            monitor?.emit(.callFailed, error: cause, duration: manager.time.now() - loop.startedAt)
+            return .finished(.failure(cause))
+        }
+    }
+
+    /// Goes on with an action where it had to suspend.
+    private nonisolated(nonsending) func resume(_ suspension: Suspension) async {
+        switch suspension {
+        case .preparing(let slot, let index):
+            let preparation = await Self.prepare(
+                &request, context: slot.context, participants: participants, lastFailure: loop.lastFailure,
+                awaiting: index)
+            finishPreparing(slot.context.id, preparation)
+        case .recovering(let id):
+            await recover(id)
+        case .waiting(let delay):
             do {
                 try await manager.time.sleep(for: delay)
                 loop.waited(now: manager.time.now())
             } catch {
                 loop.cancelled(now: manager.time.now())
             }
-        case .send, .scheduleHedge, .cancel:
-            // The caller's: they depend on whether the call is hedged.
-            break
-        case .report(let id, let ending):
-            await report(id, ending)
-        case .finish(.success(let id)):
-            guard success?.id == id, let answer = success.take()?.response else { break }
-            monitor?.emit(
-                .callSucceeded, status: answer.status.code, duration: manager.time.now() - loop.startedAt)
-            return .success(answer)
-        case .finish(.failure(let cause)):
-            monitor?.emit(.callFailed, error: cause, duration: manager.time.now() - loop.startedAt)
-            return .failure(cause)
+        case .reporting(let outcome, let slot, let index):
+            await notify(outcome, context: slot.context, reached: slot.reached, from: index)
         }
-        return nil
     }
 
     /// The loop ends every call with `finish`; this is returned only if it did not.
-    private static var noOutcome: APIDataManager.CallEnding.Result {
+    private static var noOutcome: APIDataManager.CallResult {
         .failure(RecoveryError(.retriesExhausted, reason: "The attempt loop ended without an outcome."))
     }
 
     // MARK: - Actions
 
-    /// Asks each participant's `prepare`, in order; the first that throws (or is still at it
-    /// when the deadline passes) refuses the attempt.
-    private nonisolated(nonsending) mutating func prepare(_ id: AttemptID) async {
-        guard let context = beginPreparing(id) else { return }
-        let preparation = await Self.prepare(
-            &request, context: context, participants: participants, lastFailure: loop.lastFailure)
-        finishPreparing(id, preparation)
-    }
-
-    /// Opens attempt `id`'s slot and returns its context; `nil` when the call was cancelled.
-    private mutating func beginPreparing(_ id: AttemptID) -> AttemptContext? {
-        let context = AttemptContext(
-            id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
-            method: call.method, path: call.path, time: manager.time)
-        slots.insert(Slot(context: context))
+    /// Opens attempt `id`'s slot and returns it; `nil` when the call was cancelled.
+    private func beginPreparing(_ id: AttemptID) -> Slot? {
+        let slot = Slot(
+            context: AttemptContext(
+                id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
+                method: call.method, path: call.path, time: manager.time))
+        slots.insert(slot)
         monitor?.emit(.attemptStarted, attempt: id.attempt)
         if Task.isCancelled {
             loop.cancelled(now: manager.time.now())
             return nil
         }
         if let adjusted = adjusted.take() { request = adjusted }
-        return context
+        return slot
     }
 
     /// How far preparing an attempt went.
@@ -529,54 +600,105 @@ private struct CallShell {
         var refusal: (handler: String, error: any Error)?
     }
 
-    /// Asks each participant's `prepare` hooks, in order, to prepare `request` for the attempt of
-    /// `context`, until one refuses it.
+    /// Where preparing an attempt stands after the hooks that never suspend.
+    enum PreparingStep {
+        /// Every participant was asked, or one refused.
+        case finished(Preparation)
+        /// The participant at this index must be awaited: it has only an asynchronous `prepare`,
+        /// or its synchronous one handed over.
+        case awaits(Int)
+    }
+
+    /// Asks the participants' `prepare` hooks from index `start`, in order, as long as they answer
+    /// without suspending; the first that throws refuses the attempt.
+    private static func prepareInline(
+        _ request: inout HTTPRequest, context: AttemptContext, participants: [APIDataManager.Participant],
+        from start: Int
+    ) -> PreparingStep {
+        // By index: a `for … in` loop copies each participant (retains of its handler and name).
+        for index in start..<participants.count {
+            let hooks = participants[index].hooks
+            if hooks.contains(.prepareSynchronously) {
+                do {
+                    let step = try participants[index].handler.prepareSynchronously(&request, context: context)
+                    if step == .done { continue }
+                } catch {
+                    return .finished(refused(by: index, participants, HookCall.handlerFailure(error)))
+                }
+            } else if !hooks.contains(.prepare) {
+                continue
+            }
+            return .awaits(index)
+        }
+        return .finished(Preparation(reached: participants.count, refusal: nil))
+    }
+
+    /// Asks every participant's `prepare` hooks, in order: inline as long as they answer inline.
     private nonisolated(nonsending) static func prepare(
         _ request: inout HTTPRequest, context: AttemptContext, participants: [APIDataManager.Participant],
         lastFailure: (any Error)?
     ) async -> Preparation {
-        // By index: a `for … in` loop copies each participant (retains of its handler and name).
-        for index in participants.indices {
-            let hooks = participants[index].hooks
-            let refusal: any Error
+        switch prepareInline(&request, context: context, participants: participants, from: 0) {
+        case .finished(let preparation): return preparation
+        case .awaits(let index):
+            return await prepare(
+                &request, context: context, participants: participants, lastFailure: lastFailure, awaiting: index)
+        }
+    }
+
+    /// Awaits the asynchronous `prepare` of the participant at index `awaited`, then asks those
+    /// after it in order, awaiting those that suspend; the first that throws (or is still at it
+    /// when the deadline passes) refuses the attempt.
+    private nonisolated(nonsending) static func prepare(
+        _ request: inout HTTPRequest, context: AttemptContext, participants: [APIDataManager.Participant],
+        lastFailure: (any Error)?, awaiting awaited: Int
+    ) async -> Preparation {
+        var index = awaited
+        while true {
+            let participant = participants[index]
+            let handler = participant.handler
+            let before = request
             do {
-                // Inline first where the handler offers it; the asynchronous hook only when it
-                // hands over.
-                if hooks.contains(.prepareSynchronously) {
-                    let step = try participants[index].handler.prepareSynchronously(&request, context: context)
-                    if step == .done { continue }
-                } else if !hooks.contains(.prepare) {
-                    continue
-                }
-                let participant = participants[index]
-                let handler = participant.handler
-                let before = request
                 let prepared = try await HookCall.bounded(by: context) {
                     var request = before
                     try await handler.prepare(&request, context: context)
                     return request
                 }
-                if let prepared {
-                    request = prepared
-                    continue
+                guard let prepared else {
+                    return refused(
+                        by: index, participants,
+                        RecoveryError(
+                            .deadlineExceeded, cause: lastFailure,
+                            reason:
+                                "The deadline passed while \(participant.name) was preparing attempt \(context.attempt)."
+                        ))
                 }
-                refusal = RecoveryError(
-                    .deadlineExceeded, cause: lastFailure,
-                    reason: "The deadline passed while \(participant.name) was preparing attempt \(context.attempt).")
+                request = prepared
             } catch {
-                refusal = HookCall.handlerFailure(error)
+                return refused(by: index, participants, HookCall.handlerFailure(error))
             }
-            // The refuser and those before it hear the outcome; those after it were never asked.
-            return Preparation(reached: index + 1, refusal: (participants[index].name, refusal))
+            switch prepareInline(&request, context: context, participants: participants, from: index + 1) {
+            case .finished(let preparation): return preparation
+            case .awaits(let next): index = next
+            }
         }
-        return Preparation(reached: participants.count, refusal: nil)
+    }
+
+    /// The participant at `index` refused the attempt: it and those before it hear the outcome;
+    /// those after it were never asked.
+    private static func refused(
+        by index: Int, _ participants: [APIDataManager.Participant], _ refusal: any Error
+    ) -> Preparation {
+        Preparation(reached: index + 1, refusal: (participants[index].name, refusal))
     }
 
     /// Records how preparing attempt `id` went, and tells the loop unless it ended the attempt
     /// meanwhile (a hedge whose call another attempt won).
-    private mutating func finishPreparing(_ id: AttemptID, _ preparation: Preparation) {
-        slots[id]?.reached = preparation.reached
-        slots[id]?.refusal = preparation.refusal
+    private func finishPreparing(_ id: AttemptID, _ preparation: Preparation) {
+        if let slot = slots[id] {
+            slot.reached = preparation.reached
+            slot.refusal = preparation.refusal
+        }
         if let refusal = preparation.refusal {
             loop.refused(id, handler: refusal.handler, error: refusal.error, now: manager.time.now())
         } else {
@@ -592,7 +714,7 @@ private struct CallShell {
 
     /// Makes the attempt's request and options as they go to the transport, and starts its
     /// telemetry.
-    private mutating func beginSending(_ id: AttemptID, timeout: Duration) -> Sending {
+    private func beginSending(_ id: AttemptID, timeout: Duration) -> Sending {
         var options = manager.transportOptions
         options.timeout = timeout
         var request = self.request
@@ -609,14 +731,15 @@ private struct CallShell {
     }
 
     /// Tells the loop how the attempt came out: a success only once `decode` took its answer.
-    private mutating func answered(_ id: AttemptID, _ outcome: APIDataManager.AttemptResult) {
+    private func answered(_ id: AttemptID, _ outcome: consuming APIDataManager.AttemptResult) {
         slots[id]?.telemetry.take()?.end(manager, outcome)
         manager.instruments.recordAttempt(endpoint: call.errorCode.name, succeeded: outcome.isSuccess)
         let now = manager.time.now()
         let duration = now - (loop.attempt(id)?.started ?? now)
         monitor?.attemptEnded(outcome, attempt: id.attempt, duration: duration)
-        switch outcome {
+        switch consume outcome {
         case .success(let response):
+            let status = response.status.code
             success = (id, response)
             if let measured = hedging?.measured {
                 // Counted from the earliest attempt still in flight: a hedge that won answered in
@@ -626,7 +749,7 @@ private struct CallShell {
                     loop.attempts.lazy.filter { $0.phase == .sending }.map(\.started).min() ?? now - duration
                 manager.latencies.record(now - firstSent, for: measured.endpoint, window: measured.window)
             }
-            return loop.succeeded(id, status: response.status.code, now: now)
+            return loop.succeeded(id, status: status, now: now)
         case .failure(let error, let response):
             guard let context = slots[id]?.context, let request = slots[id]?.sent else { return }
             let failure = FailedAttempt(
@@ -647,7 +770,7 @@ private struct CallShell {
 
     /// Asks the participants in order until one recovers; a handler's own failure, or the
     /// deadline passing while it decides, ends the call.
-    private nonisolated(nonsending) mutating func recover(_ id: AttemptID) async {
+    private nonisolated(nonsending) func recover(_ id: AttemptID) async {
         guard let failure = slots[id]?.failure else { return }
         var decision = AttemptLoop.Decision.none
         asking: for participant in participants {
@@ -682,23 +805,21 @@ private struct CallShell {
         return loop.decided(id, decision, now: manager.time.now())
     }
 
-    /// Tells the participants that prepared the attempt how it ended, and logs and traces it: the
-    /// last the loop asks about an attempt, so its slot is taken.
-    private nonisolated(nonsending) mutating func report(_ id: AttemptID, _ ending: AttemptLoop.Ending) async {
-        guard let slot = slots.remove(id) else { return }
+    /// What the participants that prepared attempt `id` hear of how it ended, logged and traced
+    /// here; `nil` if the shell lacks what the ending needs.
+    private func outcome(of id: AttemptID, _ ending: AttemptLoop.Ending, slot: Slot) -> AttemptOutcome? {
         let outcome: AttemptOutcome
         switch ending {
         case .succeeded:
-            guard let success, let request = slot.sent else { return }
-            outcome = .succeeded(request: request, response: success.response)
+            guard let response = success?.response, let request = slot.sent else { return nil }
             manager.logger.debug(
                 "attempt succeeded",
                 metadata: [
-                    "endpoint": "\(call.label)", "attempt": "\(id.attempt)",
-                    "status": "\(success.response.status.code)",
+                    "endpoint": "\(call.label)", "attempt": "\(id.attempt)", "status": "\(response.status.code)",
                 ])
+            outcome = .succeeded(request: request, response: response)
         case .failed(let recordIndex):
-            guard let failure = slot.failure else { return }
+            guard let failure = slot.failure else { return nil }
             let record = loop.history[recordIndex]
             outcome = .failed(failure, record: record)
             logFailure(record, delay: slot.delay)
@@ -720,27 +841,46 @@ private struct CallShell {
         {
             span.addEvent(Self.event(record, delay: slot.delay))
         }
-        let context = slot.context
-        for index in 0..<slot.reached {
+        return outcome
+    }
+
+    /// Tells the participants from index `start` up to `reached` the attempt's outcome, as long as
+    /// their hooks answer without suspending; returns the index of the first to be awaited.
+    private func notifyInline(_ outcome: AttemptOutcome, context: AttemptContext, reached: Int, from start: Int) -> Int?
+    {
+        for index in start..<reached {
             let hooks = participants[index].hooks
             if hooks.contains(.attemptDidEndSynchronously) {
                 participants[index].handler.attemptDidEndSynchronously(outcome, context: context)
-                continue
+            } else if hooks.contains(.attemptDidEnd) {
+                return index
             }
-            guard hooks.contains(.attemptDidEnd) else { continue }
+        }
+        return nil
+    }
+
+    /// Tells the participants from index `start` up to `reached` the attempt's outcome, awaiting
+    /// those whose hook suspends, each until the call's deadline at most.
+    private nonisolated(nonsending) func notify(
+        _ outcome: AttemptOutcome, context: AttemptContext, reached: Int, from start: Int
+    ) async {
+        var next: Int? = start
+        while let index = next {
             let participant = participants[index]
             let handler = participant.handler
             do {
                 let observed: Void? = try await HookCall.bounded(by: context) {
                     await handler.attemptDidEnd(outcome, context: context)
                 }
-                guard observed == nil else { continue }
-                manager.logger.warning(
-                    "attemptDidEnd left behind at the deadline",
-                    metadata: ["endpoint": "\(call.label)", "handler": "\(participant.name)"])
+                if observed == nil {
+                    manager.logger.warning(
+                        "attemptDidEnd left behind at the deadline",
+                        metadata: ["endpoint": "\(call.label)", "handler": "\(participant.name)"])
+                }
             } catch {
                 // Cancelled while the hook was still at it: the call ends all the same.
             }
+            next = notifyInline(outcome, context: context, reached: reached, from: index + 1)
         }
     }
 
@@ -838,7 +978,9 @@ extension APIDataManager {
 
     /// Judges an answer: a success is a 2xx that `decode` took; any other status is classified
     /// (by the backend's error parser, or as an ``HTTPError``).
-    func judge(_ response: TransportResponse, decode: (TransportResponse) throws(JSONError) -> Void) -> AttemptResult {
+    func judge(
+        _ response: consuming TransportResponse, decode: (TransportResponse) throws(JSONError) -> Void
+    ) -> AttemptResult {
         guard (200..<300).contains(response.status.code) else {
             let failure =
                 backendErrorParser?.parse(response.head, body: response.body) ?? HTTPError(response: response.head)

@@ -245,32 +245,34 @@ public final class APIDataManager: Sendable {
         // a failed attempt that handlers may recover from.
         var value: Response?
         let decoder = jsonDecoder
-        let ending = await run(request) { response throws(JSONError) in
-            value = try self.decode(response, with: endpoint, decoder: decoder)
+        // The closure takes the endpoint's decoding alone: capturing the endpoint would copy it.
+        let read = endpoint.decode
+        let (result, history, span) = await run(request) { response throws(JSONError) in
+            value = try self.decode(response, with: read, decoder: decoder)
         }
-        defer { ending.span?.end() }
-        switch ending.result {
+        defer { span?.end() }
+        // Consumed, not copied: the response moves into the caller's value.
+        switch consume result {
         case .success(let response):
             // Taken, not copied: a copy of the value would be made and the original destroyed.
             if let value = value.take() {
-                return APIResponse(value: value, response: response, history: ending.history)
+                return APIResponse(value: value, response: response, history: history)
             }
             throw failure(
-                of: endpoint, cause: RecoveryError(.retriesExhausted), history: ending.history, fileID: fileID,
-                line: line, span: ending.span)
+                of: endpoint, cause: RecoveryError(.retriesExhausted), history: history, fileID: fileID, line: line,
+                span: span)
         case .failure(let cause):
-            if let stale = staleAnswer(for: request, failure: cause, history: ending.history),
+            if let stale = staleAnswer(for: request, failure: cause, history: history),
                 let value = try? decode(stale.answer.response, with: endpoint, decoder: decoder)
             {
                 let staleness = Staleness(age: stale.answer.age, handler: stale.handler, failure: cause)
                 answeredStale(
-                    request, errorCode: endpoint.errorCode, failure: cause, staleness: staleness,
-                    history: ending.history, span: ending.span)
+                    request, errorCode: endpoint.errorCode, failure: cause, staleness: staleness, history: history,
+                    span: span)
                 return APIResponse(
-                    value: value, response: stale.answer.response, history: ending.history, staleness: staleness)
+                    value: value, response: stale.answer.response, history: history, staleness: staleness)
             }
-            throw failure(
-                of: endpoint, cause: cause, history: ending.history, fileID: fileID, line: line, span: ending.span)
+            throw failure(of: endpoint, cause: cause, history: history, fileID: fileID, line: line, span: span)
         }
     }
 
@@ -313,9 +315,18 @@ public final class APIDataManager: Sendable {
         with endpoint: Endpoint<Response, Code>,
         decoder: JSONDecoder
     ) throws(JSONError) -> Response {
-        guard let partialDecodingObserver else { return try endpoint.decode(response, decoder) }
+        try decode(response, with: endpoint.decode, decoder: decoder)
+    }
+
+    @inlinable
+    func decode<Response>(
+        _ response: TransportResponse,
+        with read: (TransportResponse, JSONDecoder) throws(JSONError) -> Response,
+        decoder: JSONDecoder
+    ) throws(JSONError) -> Response {
+        guard let partialDecodingObserver else { return try read(response, decoder) }
         let result = ResilientDecoding.$observer.withValue(partialDecodingObserver) {
-            Result { () throws(JSONError) in try endpoint.decode(response, decoder) }
+            Result { () throws(JSONError) in try read(response, decoder) }
         }
         return try result.get()
     }

@@ -49,10 +49,10 @@ public struct Endpoint<Response: Sendable, Code: ErrorCode>: Sendable {
     /// Reads a successful response into the result, with the data manager's decoder.
     public var decode: @Sendable (TransportResponse, JSONDecoder) throws(JSONError) -> Response
     /// Encodes the body with the data manager's encoder when the call is sent (JSON bodies).
-    var encodeBody: (@Sendable (JSONEncoder) throws(JSONError) -> Data)?
+    @usableFromInline var encodeBody: (@Sendable (JSONEncoder) throws(JSONError) -> Data)?
     /// The path as built from an ``EndpointPath`` with a value that names another resource
     /// (``EndpointPath/hasMisleadingValue``): calls fail unsent while ``path`` is still this one.
-    var misleadingPath: String?
+    @usableFromInline var misleadingPath: String?
 
     /// A call whose answer `decode` reads.
     ///
