@@ -125,7 +125,7 @@ extension APIDataManager {
                     method: call.method,
                     template: HTTPClientConventions.pathTemplate(basePath: basePath, template: call.template)))
         }
-        let shell = CallShell(
+        var shell = CallShell(
             manager: self,
             call: call,
             number: Self.callNumbers.add(1, ordering: .relaxed).newValue,
@@ -141,10 +141,13 @@ extension APIDataManager {
 }
 
 /// The state of one call while it runs: the loop, the request as the handlers left it, and
-/// what the actions need to remember between events. An object that only the call's task
-/// touches: its steps change it in place, where a struct's would copy it into every frame that
-/// calls one of its non-mutating methods.
-private final class CallShell {
+/// what the actions need to remember between events.
+///
+/// It lives in the frame of the call's `run` and every step is `mutating`, even those that
+/// only read: a non-mutating method called from a mutating one would take a copy of the whole
+/// shell (a retain of each of its references), and a class would pay a dynamic exclusivity
+/// check on every access to its state.
+private struct CallShell {
     let manager: APIDataManager
     let call: APIDataManager.CallRequest
     let span: (any Span)?
@@ -329,7 +332,7 @@ private final class CallShell {
         )
     }
 
-    nonisolated(nonsending) func run(decode: (TransportResponse) throws(JSONError) -> Void) async
+    nonisolated(nonsending) mutating func run(decode: (TransportResponse) throws(JSONError) -> Void) async
         -> APIDataManager.CallResult
     {
         loop.start(now: loop.startedAt)
@@ -355,7 +358,7 @@ private final class CallShell {
 
     /// Runs a hedged call: each attempt's transfer in a child task of its own, and the hedging
     /// timer in another; the shell judges the answers and performs the rest inline, as they come.
-    nonisolated(nonsending) func runHedged(decode: (TransportResponse) throws(JSONError) -> Void) async
+    nonisolated(nonsending) mutating func runHedged(decode: (TransportResponse) throws(JSONError) -> Void) async
         -> APIDataManager.CallResult
     {
         await withTaskGroup(of: RaceEvent.self) { group in
@@ -458,7 +461,7 @@ private final class CallShell {
     }
 
     /// Tells the monitor and the log that `attempt` goes out as a hedge.
-    private func hedged(attempt: Int) {
+    private mutating func hedged(attempt: Int) {
         let delay = loop.hedgeDelay ?? .zero
         monitor?.emit(.hedging, attempt: attempt, delay: delay)
         let (seconds, attoseconds) = delay.components
@@ -493,7 +496,7 @@ private final class CallShell {
     }
 
     /// Performs an action other than sending, and returns the call's result when it finished the call.
-    private nonisolated(nonsending) func perform(_ action: AttemptLoop.Action) async
+    private nonisolated(nonsending) mutating func perform(_ action: AttemptLoop.Action) async
         -> APIDataManager.CallResult?
     {
         switch performInline(action) {
@@ -508,7 +511,7 @@ private final class CallShell {
     /// Performs what an action other than sending needs without suspending: hooks that never
     /// suspend are called here, so that a call whose handlers all answer inline awaits nothing
     /// but its transfer.
-    private func performInline(_ action: AttemptLoop.Action) -> InlineStep {
+    private mutating func performInline(_ action: AttemptLoop.Action) -> InlineStep {
         switch action {
         case .prepare(let id):
             guard let slot = beginPreparing(id) else { return .performed }
@@ -548,7 +551,7 @@ private final class CallShell {
     }
 
     /// Goes on with an action where it had to suspend.
-    private nonisolated(nonsending) func resume(_ suspension: Suspension) async {
+    private nonisolated(nonsending) mutating func resume(_ suspension: Suspension) async {
         switch suspension {
         case .preparing(let slot, let index):
             let preparation = await Self.prepare(
@@ -577,7 +580,7 @@ private final class CallShell {
     // MARK: - Actions
 
     /// Opens attempt `id`'s slot and returns it; `nil` when the call was cancelled.
-    private func beginPreparing(_ id: AttemptID) -> Slot? {
+    private mutating func beginPreparing(_ id: AttemptID) -> Slot? {
         let slot = Slot(
             context: AttemptContext(
                 id: id, maxAttempts: loop.maxAttempts, deadline: loop.deadline, options: call.options,
@@ -694,7 +697,7 @@ private final class CallShell {
 
     /// Records how preparing attempt `id` went, and tells the loop unless it ended the attempt
     /// meanwhile (a hedge whose call another attempt won).
-    private func finishPreparing(_ id: AttemptID, _ preparation: Preparation) {
+    private mutating func finishPreparing(_ id: AttemptID, _ preparation: Preparation) {
         if let slot = slots[id] {
             slot.reached = preparation.reached
             slot.refusal = preparation.refusal
@@ -714,7 +717,7 @@ private final class CallShell {
 
     /// Makes the attempt's request and options as they go to the transport, and starts its
     /// telemetry.
-    private func beginSending(_ id: AttemptID, timeout: Duration) -> Sending {
+    private mutating func beginSending(_ id: AttemptID, timeout: Duration) -> Sending {
         var options = manager.transportOptions
         options.timeout = timeout
         var request = self.request
@@ -731,7 +734,7 @@ private final class CallShell {
     }
 
     /// Tells the loop how the attempt came out: a success only once `decode` took its answer.
-    private func answered(_ id: AttemptID, _ outcome: consuming APIDataManager.AttemptResult) {
+    private mutating func answered(_ id: AttemptID, _ outcome: consuming APIDataManager.AttemptResult) {
         slots[id]?.telemetry.take()?.end(manager, outcome)
         manager.instruments.recordAttempt(endpoint: call.errorCode.name, succeeded: outcome.isSuccess)
         let now = manager.time.now()
@@ -770,7 +773,7 @@ private final class CallShell {
 
     /// Asks the participants in order until one recovers; a handler's own failure, or the
     /// deadline passing while it decides, ends the call.
-    private nonisolated(nonsending) func recover(_ id: AttemptID) async {
+    private nonisolated(nonsending) mutating func recover(_ id: AttemptID) async {
         guard let failure = slots[id]?.failure else { return }
         var decision = AttemptLoop.Decision.none
         asking: for participant in participants {
@@ -807,7 +810,7 @@ private final class CallShell {
 
     /// What the participants that prepared attempt `id` hear of how it ended, logged and traced
     /// here; `nil` if the shell lacks what the ending needs.
-    private func outcome(of id: AttemptID, _ ending: AttemptLoop.Ending, slot: Slot) -> AttemptOutcome? {
+    private mutating func outcome(of id: AttemptID, _ ending: AttemptLoop.Ending, slot: Slot) -> AttemptOutcome? {
         let outcome: AttemptOutcome
         switch ending {
         case .succeeded:
@@ -846,8 +849,9 @@ private final class CallShell {
 
     /// Tells the participants from index `start` up to `reached` the attempt's outcome, as long as
     /// their hooks answer without suspending; returns the index of the first to be awaited.
-    private func notifyInline(_ outcome: AttemptOutcome, context: AttemptContext, reached: Int, from start: Int) -> Int?
-    {
+    private mutating func notifyInline(
+        _ outcome: AttemptOutcome, context: AttemptContext, reached: Int, from start: Int
+    ) -> Int? {
         for index in start..<reached {
             let hooks = participants[index].hooks
             if hooks.contains(.attemptDidEndSynchronously) {
@@ -861,7 +865,7 @@ private final class CallShell {
 
     /// Tells the participants from index `start` up to `reached` the attempt's outcome, awaiting
     /// those whose hook suspends, each until the call's deadline at most.
-    private nonisolated(nonsending) func notify(
+    private nonisolated(nonsending) mutating func notify(
         _ outcome: AttemptOutcome, context: AttemptContext, reached: Int, from start: Int
     ) async {
         var next: Int? = start
@@ -884,7 +888,7 @@ private final class CallShell {
         }
     }
 
-    private func logFailure(_ record: AttemptRecord, delay: Duration?) {
+    private mutating func logFailure(_ record: AttemptRecord, delay: Duration?) {
         let logger = manager.logger
         guard logger.logLevel <= .info else { return }
         var metadata: Logger.Metadata = [

@@ -22,8 +22,9 @@ public enum AttemptOutcome: Sendable {
     case succeeded(request: HTTPRequest, response: TransportResponse)
     /// The attempt failed. `record` says whether a handler decided to recover from it
     /// (``AttemptRecord/handler``); for the last attempt, and when the call ended before asking
-    /// (its deadline, cancellation), none was asked.
-    case failed(FailedAttempt, record: AttemptRecord)
+    /// (its deadline, cancellation), none was asked. Boxed: a failure is large, and every
+    /// outcome would take its room.
+    indirect case failed(FailedAttempt, record: AttemptRecord)
     /// The call was cancelled while this attempt was prepared or in flight.
     case cancelled
     /// The attempt was never sent: a handler's `prepare` refused it (`handler` names it), or the

@@ -26,21 +26,27 @@ public struct TransportResponse: Sendable {
     /// The body, already decoded from any `Content-Encoding` the transport understands.
     public var body: Data
     /// How the response was obtained.
-    public var info: TransferInfo
+    public var info: TransferInfo {
+        get { infoBox.info }
+        set { infoBox = InfoBox(newValue) }
+    }
 
     private var storage: HeadStorage
+    /// The transfer's facts, behind one reference: a response is handed from step to step of a
+    /// call, and with them inline it would be three times the size.
+    private var infoBox: InfoBox
 
     public init(head: HTTPResponse, body: Data = Data(), info: TransferInfo = TransferInfo()) {
         storage = .parsed(head)
         self.body = body
-        self.info = info
+        infoBox = InfoBox(info)
     }
 
     /// A response whose header fields are parsed when ``head`` is first read.
     package init(deferredHead: DeferredResponseHead, body: Data, info: TransferInfo) {
         storage = .deferred(deferredHead)
         self.body = body
-        self.info = info
+        infoBox = InfoBox(info)
     }
 
     /// The status of the response.
@@ -64,6 +70,12 @@ public struct TransportResponse: Sendable {
     private enum HeadStorage: Sendable {
         case parsed(HTTPResponse)
         case deferred(DeferredResponseHead)
+    }
+
+    /// Immutable: setting ``info`` puts a new box in place, so copies never share a change.
+    private final class InfoBox: Sendable {
+        let info: TransferInfo
+        init(_ info: TransferInfo) { self.info = info }
     }
 }
 
