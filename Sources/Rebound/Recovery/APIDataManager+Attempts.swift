@@ -60,7 +60,8 @@ extension APIDataManager {
             headerFields: HTTPFields, body: Data?, encodeBody: (@Sendable (JSONEncoder) throws(JSONError) -> Data)?,
             encoder: JSONEncoder, limits: RequestLimits?, options: EndpointOptions, errorCode: any ErrorCode
         ) throws {
-            if let byte = PercentEncoding.firstIllegalByte(inPathAndQuery: path) {
+            let check = PercentEncoding.check(pathAndQuery: path)
+            if let byte = check.illegalByte {
                 throw NetworkError(
                     .invalidURL,
                     reason: "The endpoint's path holds a byte a URL may not hold unencoded (0x"
@@ -73,7 +74,7 @@ extension APIDataManager {
                     reason: "A value interpolated into the endpoint's path is empty, \".\" or \"..\", "
                         + "which would make the request name another resource.")
             }
-            if PercentEncoding.hasDotSegment(path) {
+            if check.hasDotSegment {
                 throw NetworkError(
                     .invalidURL,
                     reason: "The endpoint's path has a \".\" or \"..\" segment, which would make the request "

@@ -36,6 +36,8 @@ struct AttemptLoop {
         var started: Duration
         /// How long the loop waited before preparing it.
         let delayBefore: Duration
+        /// Why it failed, once it did: the cause of the call's error if no handler recovers.
+        var failure: (any Error)?
     }
 
     /// What the loop tells its shell to do.
@@ -107,15 +109,12 @@ struct AttemptLoop {
     /// One record per attempt that was sent, oldest first.
     private(set) var history: [AttemptRecord] = []
     private(set) var isFinished = false
-    /// The failures of sent attempts, by id, until the call ends.
-    private var failures: [AttemptID: any Error] = [:]
     /// The failure of the last attempt that failed.
     private(set) var lastFailure: (any Error)?
     /// The delay the deciding handler asked for, recorded on the attempt after it.
     private var pendingDelay: Duration = .zero
     /// The actions the events asked for, performed in order (``nextAction()``).
     private var outbox: [Action] = []
-    private var nextToPerform = 0
     private let call: UInt64
 
     /// Creates the loop of one call.
@@ -204,7 +203,7 @@ struct AttemptLoop {
     /// the calling task was cancelled (or the transfer was, with it).
     mutating func failed(_ id: AttemptID, error: any Error, status: Int?, cancelled: Bool, now: Duration) {
         guard let index = index(of: id, in: .sending) else { return }
-        failures[id] = error
+        attempts[index].failure = error
         lastFailure = error
         let recordIndex = record(attempts[index], status: status, chain: ErrorChain(error), now: now)
         if cancelled {
@@ -232,7 +231,7 @@ struct AttemptLoop {
 
     /// The handlers decided about a failed attempt.
     mutating func decided(_ id: AttemptID, _ decision: Decision, now: Duration) {
-        guard let index = index(of: id, in: .recovering), let error = failures[id],
+        guard let index = index(of: id, in: .recovering), let error = attempts[index].failure,
             let recordIndex = history.lastIndex(where: { $0.number == id.attempt })
         else { return }
         attempts[index].phase = .ended
@@ -296,13 +295,8 @@ struct AttemptLoop {
 
     /// The next action to perform, oldest first, or `nil` when the loop waits for an event.
     mutating func nextAction() -> Action? {
-        guard nextToPerform < outbox.count else {
-            outbox.removeAll(keepingCapacity: true)
-            nextToPerform = 0
-            return nil
-        }
-        defer { nextToPerform += 1 }
-        return outbox[nextToPerform]
+        // Moved out, not copied: the queue rarely holds more than two.
+        outbox.isEmpty ? nil : outbox.removeFirst()
     }
 
     private mutating func emit(_ action: Action) {

@@ -81,43 +81,54 @@ enum PercentEncoding {
     /// and `;` are encoded, as servers read them as separators or spaces.
     static let queryBytes = ByteSet(unreservedAnd: "!$'()*,:@/?")
 
-    /// The first byte of `path` that a URL's path and query may not hold unencoded: not a `/`, a
-    /// `?`, a segment's byte or a well-formed `%XX` escape. (A query holds what a path does, and
-    /// `?`; `&` and `=` are among the sub-delimiters.)
-    static func firstIllegalByte(inPathAndQuery path: String) -> UInt8? {
-        var bytes = path.utf8.makeIterator()
-        while let byte = bytes.next() {
-            if byte == UInt8(ascii: "%") {
-                // An escape is two hexadecimal digits.
-                guard let high = bytes.next(), let low = bytes.next(), high.isHexDigit, low.isHexDigit
-                else { return byte }
-                continue
-            }
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || segmentBytes.contains(byte) { continue }
-            return byte
-        }
-        return nil
+    /// What keeps a path and query from being sent as they are.
+    struct PathCheck: Equatable {
+        /// The first byte that a URL's path and query may not hold unencoded: not a `/`, a `?`,
+        /// a segment's byte or a well-formed `%XX` escape. (A query holds what a path does, and
+        /// `?`; `&` and `=` are among the sub-delimiters.)
+        var illegalByte: UInt8?
+        /// Whether the path part (before any `?`) has a segment that is `.` or `..`, which
+        /// would name another resource once resolved.
+        var hasDotSegment = false
     }
 
-    /// Whether the path part of `path` (before any `?`) has a segment that is `.` or `..`.
-    static func hasDotSegment(_ path: String) -> Bool {
+    /// Checks `path` (a path with its query) in one pass: its first illegal byte, where the
+    /// check stops, and its dot segments before it.
+    static func check(pathAndQuery path: String) -> PathCheck {
+        let allowed = segmentBytes
+        var check = PathCheck()
         // Whether the bytes since the last `/` are all dots, and how many there are.
         var segmentIsDots = false
         var dots = 0
-        for byte in path.utf8 {
+        var inQuery = false
+        var bytes = path.utf8.makeIterator()
+        while let byte = bytes.next() {
             switch byte {
             case UInt8(ascii: "/"), UInt8(ascii: "?"):
-                if segmentIsDots, dots == 1 || dots == 2 { return true }
-                if byte == UInt8(ascii: "?") { return false }
+                guard !inQuery else { continue }
+                if segmentIsDots, dots == 1 || dots == 2 { check.hasDotSegment = true }
+                inQuery = byte == UInt8(ascii: "?")
                 segmentIsDots = true
                 dots = 0
             case UInt8(ascii: "."):
                 dots += 1
+            case UInt8(ascii: "%"):
+                // An escape is two hexadecimal digits.
+                guard let high = bytes.next(), let low = bytes.next(), high.isHexDigit, low.isHexDigit else {
+                    check.illegalByte = byte
+                    return check
+                }
+                segmentIsDots = false
             default:
+                guard allowed.contains(byte) else {
+                    check.illegalByte = byte
+                    return check
+                }
                 segmentIsDots = false
             }
         }
-        return segmentIsDots && (dots == 1 || dots == 2)
+        if !inQuery, segmentIsDots, dots == 1 || dots == 2 { check.hasDotSegment = true }
+        return check
     }
 
     static func encode(_ text: String, allowing allowed: ByteSet) -> String {

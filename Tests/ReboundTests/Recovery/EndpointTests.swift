@@ -52,6 +52,18 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
+    @Test(arguments: [
+        "/tasks/..a", "/tasks/a.b/...", "/tasks/.hidden", "/tasks?next=../x", "/tasks?q=.", "/tasks?a=/./b",
+        "/tasks/%2E%2E",
+    ])
+    func aRawPathWhoseDotsAreNotSegmentsIsSentAsWritten(path: String) async throws {
+        // Dots in a longer segment, or in the query, name nothing else; an encoded dot is data.
+        let transport = ScriptedTransport([.tasks])
+        let api = try makeManager(transport)
+        _ = try await api.send(Endpoint<[TaskItem], APIErrorCode>(.get, path, errorCode: .listTasksFailed))
+        #expect(transport.requests.first?.request.path == "/v1" + path)
+    }
+
     @Test(arguments: ["..", ".", ""])
     func anInterpolatedValueThatWouldNameAnotherResourceIsRefusedUnsent(id: String) async throws {
         // As one segment, ".." would climb to /v1/ and "." or "" name the collection, /v1/tasks/:
