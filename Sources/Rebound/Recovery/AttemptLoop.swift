@@ -111,6 +111,10 @@ struct AttemptLoop {
     private(set) var isFinished = false
     /// The failure of the last attempt that failed.
     private(set) var lastFailure: (any Error)?
+    /// The cause the call ends with once the attempts still out are done: a sent attempt failed
+    /// for the last time while another was being prepared or sent. A refusal of that other one
+    /// (a hedge that never went out) leaves it standing; its failure replaces it.
+    private var endingCause: (any Error)?
     /// The delay the deciding handler asked for, recorded on the attempt after it.
     private var pendingDelay: Duration = .zero
     /// The actions the events asked for, performed in order (``nextAction()``).
@@ -179,12 +183,13 @@ struct AttemptLoop {
     }
 
     /// A handler's `prepare` refused the attempt (it threw, or the deadline passed while it
-    /// prepared): `error` ends the call, unless another attempt is still in flight.
+    /// prepared): `error` ends the call, unless another attempt is still in flight, or one that
+    /// was sent already failed for the last time (its failure ends the call).
     mutating func refused(_ id: AttemptID, handler: String?, error: any Error, now: Duration) {
         guard let index = index(of: id, in: .preparing) else { return }
         attempts[index].phase = .ended
         emit(.report(id, .refused(handler: handler)))
-        endUnlessInFlight(cause: error)
+        if inFlight == 0 { finish(.failure(cause: endingCause ?? error)) }
     }
 
     /// The attempt's answer was a success, and decoded.
@@ -343,7 +348,7 @@ struct AttemptLoop {
     }
 
     private mutating func endUnlessInFlight(cause: any Error) {
-        if inFlight == 0 { finish(.failure(cause: cause)) }
+        if inFlight == 0 { finish(.failure(cause: cause)) } else { endingCause = cause }
     }
 
     /// Ends the call with a failure no handler retries: as gRPC does with a fatal status, the

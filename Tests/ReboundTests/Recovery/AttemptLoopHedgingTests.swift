@@ -72,6 +72,41 @@ import Testing
         #expect(loop.inFlight == 0)
     }
 
+    @Test func aHedgeRefusedAfterTheLastAttemptFailedLeavesTheCallWithThatFailure() {
+        // Two attempts at most: the hedge is still being prepared (a limiter holds it back) when
+        // the first fails for the last time. Refused, the hedge never went out: the call ends
+        // with the failure of the attempt that did, not with the refusal.
+        var loop = AttemptLoop(
+            call: 1, limits: RequestLimits(maxAttempts: 2), startedAt: .zero, hedgeDelay: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.hedgeDue(now: .milliseconds(100))
+        #expect(
+            loop.after {
+                $0.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(150))
+            } == [.report(1, .failed(record: 0))])
+        #expect(
+            loop.after {
+                $0.refused(
+                    Self.id(2), handler: "Limiter", error: RecoveryError(.handlerFailed), now: .milliseconds(160))
+            } == [.report(2, .refused(handler: "Limiter")), .failure(ErrorChain(Self.unavailable).short)])
+    }
+
+    @Test func aRetryRefusedWhileTheLastFailureWaitsForIt() {
+        // Three attempts: the first failed and a handler retries it; that retry, refused, is the
+        // call's last word, as it is without hedging.
+        var loop = AttemptLoop(
+            call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero, hedgeDelay: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(10))
+        loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .milliseconds(10))
+        #expect(
+            loop.after {
+                $0.refused(Self.id(2), handler: "Breaker", error: RecoveryError(.handlerFailed), now: .milliseconds(20))
+            } == [.report(2, .refused(handler: "Breaker")), .failure("RE30")])
+    }
+
     @Test func aHedgedRetryIsSentAtOnceSoAWaitBeyondTheDeadlineDoesNotEndTheCall() {
         var loop = AttemptLoopTests.loop(deadline: .seconds(5), hedgeDelay: .milliseconds(100))
         loop.start(now: .zero)
