@@ -21,11 +21,18 @@ import Testing
         return loop
     }
 
-    @Test func aFailureThatWouldBeRetriedSendsTheNextHedgeAtOnceEvenWithNoneInFlight() {
+    /// A loop hedged after 100 ms with `maxAttempts`, its first attempt sent at 0.
+    static func firstSent(maxAttempts: Int) -> AttemptLoop {
         var loop = AttemptLoop(
-            call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero, hedgeDelay: .milliseconds(100))
+            call: 1, limits: RequestLimits(maxAttempts: maxAttempts), startedAt: .zero,
+            hedgeDelay: .milliseconds(100))
         loop.start(now: .zero)
-        loop.prepared(Self.id(1), now: .zero)
+        loop.prepared(id(1), now: .zero)
+        return loop
+    }
+
+    @Test func aFailureThatWouldBeRetriedSendsTheNextHedgeAtOnceEvenWithNoneInFlight() {
+        var loop = Self.firstSent(maxAttempts: 3)
         loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(10))
         // Without hedging this would be `wait 1 s`: a hedged endpoint is not also retried with backoff.
         #expect(
@@ -76,10 +83,7 @@ import Testing
         // Two attempts at most: the hedge is still being prepared (a limiter holds it back) when
         // the first fails for the last time. Refused, the hedge never went out: the call ends
         // with the failure of the attempt that did, not with the refusal.
-        var loop = AttemptLoop(
-            call: 1, limits: RequestLimits(maxAttempts: 2), startedAt: .zero, hedgeDelay: .milliseconds(100))
-        loop.start(now: .zero)
-        loop.prepared(Self.id(1), now: .zero)
+        var loop = Self.firstSent(maxAttempts: 2)
         loop.hedgeDue(now: .milliseconds(100))
         #expect(
             loop.after {
@@ -92,13 +96,10 @@ import Testing
             } == [.report(2, .refused(handler: "Limiter")), .failure(ErrorChain(Self.unavailable).short)])
     }
 
-    @Test func aRetryRefusedWhileTheLastFailureWaitsForIt() {
+    @Test func aRetryThatIsRefusedEndsAHedgedCallWithItsRefusal() {
         // Three attempts: the first failed and a handler retries it; that retry, refused, is the
         // call's last word, as it is without hedging.
-        var loop = AttemptLoop(
-            call: 1, limits: RequestLimits(maxAttempts: 3), startedAt: .zero, hedgeDelay: .milliseconds(100))
-        loop.start(now: .zero)
-        loop.prepared(Self.id(1), now: .zero)
+        var loop = Self.firstSent(maxAttempts: 3)
         loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(10))
         loop.decided(Self.id(1), .retry(handler: "H", delay: .zero), now: .milliseconds(10))
         #expect(
