@@ -191,8 +191,8 @@ private struct CallShell {
         }
     }
 
-    /// The slots of the attempts not yet reported. Without hedging there is one at a time, kept
-    /// inline; hedges go in an array.
+    /// The slots of the attempts not yet reported. Without hedging there is one at a time, held
+    /// apart; hedges go in an array.
     struct Slots {
         private var first: Slot?
         private var others: [Slot] = []
@@ -447,6 +447,8 @@ private struct CallShell {
                     // One the loop ended meanwhile was settled when its outcome was reported.
                     guard race.preparing.removeValue(forKey: id) != nil else { continue }
                     request = prepared.request
+                    // Cut short by the call's cancellation, not refused: the call ends cancelled.
+                    if Task.isCancelled { loop.cancelled(now: manager.time.now()) }
                     finishPreparing(id, prepared.preparation)
                 case .hedgeTimer(let generation, let fired):
                     if !fired, Task.isCancelled {
@@ -489,8 +491,8 @@ private struct CallShell {
         /// The participant at index `from` awaits its asynchronous `prepare` for the attempt.
         case preparing(Slot, from: Int)
         /// The participant at index `from` awaits its asynchronous `attemptDidEnd`; the others
-        /// the attempt reached hear the outcome after it. Boxed: an outcome is large, and the
-        /// steps that never suspend should not move its room around.
+        /// the attempt reached hear the outcome after it. Boxed, so that the step the inline
+        /// work hands back stays a few words.
         indirect case reporting(AttemptOutcome, Slot, from: Int)
         case recovering(AttemptID)
         case waiting(Duration)

@@ -38,6 +38,8 @@ struct AttemptLoop {
         let delayBefore: Duration
         /// Why it failed, once it did: the cause of the call's error if no handler recovers.
         var failure: (any Error)?
+        /// Whether it was started by the hedging timer beside an attempt in flight, not to retry.
+        var isHedge = false
     }
 
     /// What the loop tells its shell to do.
@@ -112,8 +114,8 @@ struct AttemptLoop {
     /// The failure of the last attempt that failed.
     private(set) var lastFailure: (any Error)?
     /// The cause the call ends with once the attempts still out are done: a sent attempt failed
-    /// for the last time while another was being prepared or sent. A refusal of that other one
-    /// (a hedge that never went out) leaves it standing; its failure replaces it.
+    /// for the last time while another was being prepared or sent. A hedge refused then never
+    /// went out, and leaves it standing; a later failure replaces it.
     private var endingCause: (any Error)?
     /// The delay the deciding handler asked for, recorded on the attempt after it.
     private var pendingDelay: Duration = .zero
@@ -161,16 +163,11 @@ struct AttemptLoop {
         guard let index = index(of: id, in: .preparing) else { return }
         let left = deadline - now
         guard left > .zero else {
-            attempts[index].phase = .ended
-            emit(.report(id, .refused(handler: nil)))
-            if inFlight == 0 {
-                let number = id.attempt
-                finish(
-                    .failure(
-                        cause: RecoveryError(
-                            .deadlineExceeded, cause: lastFailure,
-                            reason: "The deadline passed before attempt \(number).")))
-            }
+            let number = id.attempt
+            refuse(
+                at: index, handler: nil,
+                error: RecoveryError(
+                    .deadlineExceeded, cause: lastFailure, reason: "The deadline passed before attempt \(number)."))
             return
         }
         attempts[index].phase = .sending
@@ -183,13 +180,11 @@ struct AttemptLoop {
     }
 
     /// A handler's `prepare` refused the attempt (it threw, or the deadline passed while it
-    /// prepared): `error` ends the call, unless another attempt is still in flight, or one that
-    /// was sent already failed for the last time (its failure ends the call).
+    /// prepared): `error` ends the call, unless another attempt is still in flight, or the
+    /// attempt was a hedge beside one that failed for the last time (its failure ends the call).
     mutating func refused(_ id: AttemptID, handler: String?, error: any Error, now: Duration) {
         guard let index = index(of: id, in: .preparing) else { return }
-        attempts[index].phase = .ended
-        emit(.report(id, .refused(handler: handler)))
-        if inFlight == 0 { finish(.failure(cause: endingCause ?? error)) }
+        refuse(at: index, handler: handler, error: error)
     }
 
     /// The attempt's answer was a success, and decoded.
@@ -284,7 +279,7 @@ struct AttemptLoop {
         guard !isFinished, hedgeDelay != nil, attempts.count < maxAttempts, inFlight > 0, inFlight < maxInFlight,
             deadline - now > .zero
         else { return }
-        emit(.prepare(begin(now: now, after: .zero)))
+        emit(.prepare(begin(now: now, after: .zero, isHedge: true)))
     }
 
     /// The calling task was cancelled, while waiting or with attempts in flight.
@@ -310,9 +305,16 @@ struct AttemptLoop {
 
     // MARK: - Helpers
 
-    private mutating func begin(now: Duration, after delay: Duration) -> AttemptID {
+    private mutating func refuse(at index: Int, handler: String?, error: any Error) {
+        attempts[index].phase = .ended
+        emit(.report(attempts[index].id, .refused(handler: handler)))
+        guard inFlight == 0 else { return }
+        finish(.failure(cause: attempts[index].isHedge ? endingCause ?? error : error))
+    }
+
+    private mutating func begin(now: Duration, after delay: Duration, isHedge: Bool = false) -> AttemptID {
         let id = AttemptID(call: call, attempt: attempts.count + 1)
-        attempts.append(Attempt(id: id, phase: .preparing, started: now, delayBefore: delay))
+        attempts.append(Attempt(id: id, phase: .preparing, started: now, delayBefore: delay, isHedge: isHedge))
         return id
     }
 

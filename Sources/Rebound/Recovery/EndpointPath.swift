@@ -88,7 +88,8 @@ enum PercentEncoding {
         /// `?`; `&` and `=` are among the sub-delimiters.)
         var illegalByte: UInt8?
         /// Whether the path part (before any `?`) has a segment that is `.` or `..`, which
-        /// would name another resource once resolved.
+        /// would name another resource once resolved; only up to ``illegalByte`` when there is
+        /// one, where the check stops.
         var hasDotSegment = false
     }
 

@@ -96,6 +96,34 @@ import Testing
             } == [.report(2, .refused(handler: "Limiter")), .failure(ErrorChain(Self.unavailable).short)])
     }
 
+    @Test func aRetryRefusedAfterAnotherAttemptFailedForTheLastTimeEndsTheCallWithItsRefusal() {
+        // Attempt 2 failed and is retried; attempt 1 then fails, the third and last attempt being
+        // prepared. Refused, that retry (not a hedge) is the call's last word.
+        var loop = Self.twoInFlight()
+        loop.failed(Self.id(2), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(110))
+        loop.decided(Self.id(2), .retry(handler: "H", delay: .zero), now: .milliseconds(110))
+        loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(120))
+        #expect(
+            loop.after {
+                $0.refused(
+                    Self.id(3), handler: "Breaker", error: RecoveryError(.handlerFailed), now: .milliseconds(130))
+            } == [.report(3, .refused(handler: "Breaker")), .failure("RE30")])
+    }
+
+    @Test func aHedgeTheDeadlineStopsAfterTheLastAttemptFailedLeavesTheCallWithThatFailure() {
+        var loop = AttemptLoop(
+            call: 1, limits: RequestLimits(maxAttempts: 2, deadline: .seconds(1)), startedAt: .zero,
+            hedgeDelay: .milliseconds(100))
+        loop.start(now: .zero)
+        loop.prepared(Self.id(1), now: .zero)
+        loop.hedgeDue(now: .milliseconds(100))
+        loop.failed(Self.id(1), error: Self.unavailable, status: 503, cancelled: false, now: .milliseconds(900))
+        // The hedge's handlers let it go only after the deadline: it is not sent.
+        #expect(
+            loop.after { $0.prepared(Self.id(2), now: .seconds(2)) }
+                == [.report(2, .refused(handler: nil)), .failure(ErrorChain(Self.unavailable).short)])
+    }
+
     @Test func aRetryThatIsRefusedEndsAHedgedCallWithItsRefusal() {
         // Three attempts: the first failed and a handler retries it; that retry, refused, is the
         // call's last word, as it is without hedging.

@@ -222,6 +222,28 @@ import Testing
         #expect(handler.log == ["prepare #1", "prepare #2", "#1 succeeded", "#2 abandoned"])
     }
 
+    /// The first attempt fails for the last time while its hedge is still being prepared; the
+    /// call waits for the hedge, and is cancelled meanwhile: it ends cancelled, over the failure.
+    @Test func aCallCancelledWhileItsHedgeIsPreparedEndsCancelledNotWithTheFailure() async throws {
+        let clock = TestClock(mode: .manual)
+        let unavailable = ScriptedTransport.Step.reply { _, _ throws(NetworkError) in
+            try? await clock.sleep(for: .milliseconds(300))
+            return TransportResponse(head: HTTPResponse(status: .serviceUnavailable))
+        }
+        let transport = ScriptedTransport([unavailable])
+        let handler = SlowToPrepareHedges(clock: clock)
+        let api = try makeManager(
+            transport, handlers: [handler], limits: RequestLimits(maxAttempts: 2), clock: clock)
+        let call = Task { try await api.send(Self.hedged(policy: Self.after100ms)) }
+        // At 100 ms the hedge's preparing begins; at 300 ms the first attempt answers 503.
+        try await clock.advance(by: .milliseconds(100), whenSleepersReach: 2)
+        try await clock.advance(by: .milliseconds(200), whenSleepersReach: 3)
+        #expect(await waitUntil { handler.log.contains("#1 other") })
+        call.cancel()
+        let error = await #expect(throws: APIError.self) { try await call.value }
+        #expect(error?.chain.short == "AP8-RE\(RecoveryErrorCode.cancelled.rawValue)-HT503")
+    }
+
     @Test func cancellingAHedgedCallCancelsEveryAttemptInFlight() async throws {
         let clock = TestClock(mode: .manual)
         let transport = ScriptedTransport([.waitForCancellation, .waitForCancellation])
