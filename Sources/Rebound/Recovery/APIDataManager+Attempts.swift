@@ -225,13 +225,13 @@ private struct CallShell {
         /// fixed delay.
         let measured: (endpoint: String, window: Int)?
 
-        /// The settings of `call`, or `nil` when it is not hedged: it has no policy, a single
+        /// The settings of `call` under `policy`, or `nil` when it is not hedged: it has a single
         /// attempt, or a request that may not be sent twice.
         init?(
-            _ call: APIDataManager.CallRequest, maxAttempts: Int, participants: [APIDataManager.Participant],
-            latencies: EndpointLatencies
+            _ policy: HedgingPolicy, call: APIDataManager.CallRequest, maxAttempts: Int,
+            participants: [APIDataManager.Participant], latencies: EndpointLatencies
         ) {
-            guard let policy = call.options.hedging, maxAttempts > 1,
+            guard maxAttempts > 1,
                 BackendTemporaryErrorHandler.idempotentMethods.contains(call.method)
                     || call.headerFields[BackendTemporaryErrorHandler.idempotencyKey] != nil
             else { return nil }
@@ -316,11 +316,13 @@ private struct CallShell {
             options.skippedHandlers.isEmpty
             ? manager.participants : manager.participants.filter { options.includes($0.handler) }
         let limits = call.limits ?? manager.limits
-        // Most calls are not hedged: no policy, nothing to resolve.
-        hedging =
-            call.options.hedging == nil
-            ? nil
-            : Hedging(call, maxAttempts: limits.maxAttempts, participants: participants, latencies: manager.latencies)
+        if let policy = call.options.hedging {
+            hedging = Hedging(
+                policy, call: call, maxAttempts: limits.maxAttempts, participants: participants,
+                latencies: manager.latencies)
+        } else {
+            hedging = nil
+        }
         loop = AttemptLoop(
             call: number, limits: limits, startedAt: manager.time.now(), hedgeDelay: hedging?.delay,
             maxHedges: hedging?.maxHedges ?? 1)
@@ -346,12 +348,8 @@ private struct CallShell {
                 let outcome = await manager.attempt(
                     sending.request, body: call.body, options: sending.options, decode: decode)
                 answered(id, outcome)
-                continue
-            }
-            switch performInline(action) {
-            case .performed: continue
-            case .finished(let result): return result
-            case .suspends(let suspension): await resume(suspension)
+            } else if let result = await perform(action) {
+                return result
             }
         }
         return Self.noOutcome

@@ -82,7 +82,7 @@ enum PercentEncoding {
     static let queryBytes = ByteSet(unreservedAnd: "!$'()*,:@/?")
 
     /// What keeps a path and query from being sent as they are.
-    struct PathCheck: Equatable {
+    struct PathCheck {
         /// The first byte that a URL's path and query may not hold unencoded: not a `/`, a `?`,
         /// a segment's byte or a well-formed `%XX` escape. (A query holds what a path does, and
         /// `?`; `&` and `=` are among the sub-delimiters.)
