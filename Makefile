@@ -1,7 +1,7 @@
 # The README's two commands: `make run` and `make test`. Both install what they need first.
 SWIFT ?= swift
 
-.PHONY: setup setup-tests run test test-libcurl8 test-tsan test-asan fault-matrix fuzz report-cost lint docs samples api format benchmark benchmark-report soak run-otel test-otel
+.PHONY: setup setup-tests run test test-libcurl8 test-tsan test-asan fault-matrix fuzz report-cost lint docs samples api format benchmark benchmark-report instructions soak run-otel test-otel
 
 setup:
 	@scripts/setup.sh
@@ -142,6 +142,11 @@ format:
 ## Release-mode transport benchmark against nginx, C libcurl and URLSession (see docs/performance.md).
 benchmark: setup
 	scripts/benchmark-transport.sh
+
+## Instructions per successful in-process call through the three built-in handlers, counted by
+## callgrind (Debian 13's valgrind, fetched into .build-valgrind; see docs/performance.md).
+instructions: setup
+	SWIFT=$(SWIFT) scripts/instructions.sh
 
 ## `rebound report --json` (release build) beside a plain Python script on a generated corpus of
 ## 500,000 reports: seconds, MB/s and peak memory of each (see docs/performance.md).

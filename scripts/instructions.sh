@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Counts the instructions of one successful in-process call through the three built-in handlers
+# (`transport-benchmark --client decision --workload fixed`), with callgrind: a count, unlike a
+# time, is the same on every run and on a shared machine.
+#
+#   scripts/instructions.sh            # prints {"instructions_per_call": N, ...}
+#   KEEP=1 scripts/instructions.sh     # keeps the callgrind files in .build-valgrind/ to annotate
+#
+# It runs the benchmark twice, with 2,000 and 6,000 calls after the same warm-up, and divides the
+# difference of the two totals by the 4,000 calls between them, so that start-up and warm-up
+# cancel out. Debian 12's valgrind (3.19) stops on the Swift binaries, so Debian 13's (3.24) is
+# fetched into .build-valgrind/ without being installed, as scripts/libcurl8.sh does for libcurl.
+# libdispatch waits in sigsuspend() with its mask in read-only memory, where valgrind writes; a
+# small preloaded library (made here with cc) hands the kernel a copy of the mask instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+root="$PWD/.build-valgrind"
+valgrind="$root/usr/bin/valgrind"
+if [ ! -x "$valgrind" ]; then
+    apt_dir="$root/apt"
+    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
+        >"$apt_dir/sources.list"
+    apt_options=(
+        -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+        -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache::Archives=$apt_dir/archives"
+        -o Debug::NoLocking=1 -o APT::Sandbox::User=root
+    )
+    apt-get "${apt_options[@]}" -q update >&2
+    (cd "$apt_dir" && apt-get "${apt_options[@]}" -q download valgrind/trixie >&2)
+    dpkg-deb -x "$apt_dir"/valgrind_*.deb "$root"
+fi
+export VALGRIND_LIB="$root/usr/libexec/valgrind"
+
+shim="$root/sigsuspend-copy.so"
+if [ ! -e "$shim" ]; then
+    cat >"$root/sigsuspend-copy.c" <<'EOF'
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// sigsuspend() with a copy of the mask on the stack: valgrind writes to the mask it is given.
+int sigsuspend(const sigset_t *mask) {
+    sigset_t copy = *mask;
+    return (int)syscall(SYS_rt_sigsuspend, &copy, sizeof(unsigned long));
+}
+EOF
+    cc -shared -fPIC -O2 -o "$shim" "$root/sigsuspend-copy.c"
+fi
+
+SWIFT=${SWIFT:-swift}
+"$SWIFT" build -c release --product transport-benchmark >&2
+binary="$("$SWIFT" build -c release --show-bin-path)/transport-benchmark"
+
+count() {
+    local calls=$1 out="$root/callgrind.$1.out"
+    LD_PRELOAD="$shim" "$valgrind" --tool=callgrind --callgrind-out-file="$out" \
+        "$binary" --client decision --workload fixed --url http://127.0.0.1/ --expect-bytes 0 \
+        --requests "$calls" --warmup 0 >/dev/null 2>"$root/callgrind.$1.log" || {
+        tail -20 "$root/callgrind.$1.log" >&2
+        return 1
+    }
+    sed -n 's/^summary: //p' "$out"
+}
+
+small=$(count 2000)
+large=$(count 6000)
+python3 -c '
+import json, sys
+small, large = int(sys.argv[1]), int(sys.argv[2])
+print(json.dumps({"workload": "fixed", "calls": 4000, "instructions_per_call": round((large - small) / 4000)}))' \
+    "$small" "$large"
+if [ -z "${KEEP:-}" ]; then
+    rm -f "$root"/callgrind.*.out "$root"/callgrind.*.log
+else
+    echo "instructions.sh: callgrind files in $root (callgrind_annotate: $root/usr/bin/callgrind_annotate)" >&2
+fi
