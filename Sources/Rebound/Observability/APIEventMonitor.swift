@@ -117,11 +117,22 @@ public struct APIEvent: Sendable {
 }
 
 /// A call's monitor with what every event of the call repeats: made once per call, only when
-/// the data manager has a monitor.
-struct CallMonitor {
+/// the data manager has a monitor. An object, so that checking the call's optional one is a
+/// pointer comparison.
+final class CallMonitor: Sendable {
     let monitor: any APIEventMonitor
     let call: UInt64
     let endpoint: String
+
+    /// The monitor of `manager`'s call `call`, numbered `number`; `nil` without a monitor.
+    init?(_ manager: APIDataManager, call: APIDataManager.CallRequest, number: UInt64) {
+        guard let monitor = manager.monitor else { return nil }
+        self.monitor = monitor
+        self.call = number
+        endpoint = HTTPClientConventions.spanName(
+            method: call.method,
+            template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template))
+    }
 
     func emit(
         _ kind: APIEvent.Kind, attempt: Int? = nil, status: Int? = nil, error: (any Error)? = nil,

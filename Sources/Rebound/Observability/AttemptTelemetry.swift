@@ -6,8 +6,10 @@ import Tracing
 /// request; and the attempt's `http.client.request.duration`.
 ///
 /// The pipeline makes one only when something listens (a tracer, a propagating instrument, a
-/// metrics backend): otherwise an attempt costs one check of a flag.
-struct AttemptTelemetry {
+/// metrics backend): otherwise an attempt costs one check of a flag. An object, so that the
+/// optional one an attempt keeps is a reference: an optional struct of this size is copied and
+/// destroyed through its type's metadata.
+final class AttemptTelemetry {
     private let span: (any Span)?
     private let started: Duration
     private let method: String

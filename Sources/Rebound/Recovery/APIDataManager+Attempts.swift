@@ -97,7 +97,7 @@ extension APIDataManager {
     /// How a call's attempts ended, before the caller's types make the final value or error: a
     /// tuple, so that the caller takes its parts apart without copying them.
     @usableFromInline
-    typealias CallEnding = (result: CallResult, history: [AttemptRecord], span: (any Span)?)
+    typealias CallEnding = (result: CallResult, history: [AttemptRecord], span: CallSpan?)
 
     /// How a call ended: the answer of the attempt that succeeded, or the cause of its failure.
     @usableFromInline
@@ -119,13 +119,7 @@ extension APIDataManager {
         decode: (TransportResponse) throws(JSONError) -> Void
     ) async -> CallEnding {
         // Ended by the caller, once the final error is recorded on it.
-        let span = tracer.map {
-            Self.startSpan(
-                by: $0,
-                HTTPClientConventions.spanName(
-                    method: call.method,
-                    template: HTTPClientConventions.pathTemplate(basePath: basePath, template: call.template)))
-        }
+        let span = tracesCalls ? startSpan(for: call) : nil
         var shell = CallShell(
             manager: self,
             call: call,
@@ -136,8 +130,29 @@ extension APIDataManager {
         return (result, shell.loop.history, span)
     }
 
+    /// The call's span, started; `nil` without a tracer.
+    private func startSpan(for call: CallRequest) -> CallSpan? {
+        guard let tracer else { return nil }
+        let template = HTTPClientConventions.pathTemplate(basePath: basePath, template: call.template)
+        let name = HTTPClientConventions.spanName(method: call.method, template: template)
+        return CallSpan(Self.startSpan(by: tracer, name))
+    }
+
     private static func startSpan<T: Tracer>(by tracer: T, _ name: String) -> any Span {
         tracer.startSpan(name, ofKind: .internal)
+    }
+}
+
+/// A call's INTERNAL span, made only when a tracer listens: an object, so that the steps of a
+/// call share one reference (every copy of an optional existential goes through its type's
+/// metadata).
+@usableFromInline
+final class CallSpan: Sendable {
+    @usableFromInline
+    let span: any Span
+
+    init(_ span: any Span) {
+        self.span = span
     }
 }
 
@@ -151,7 +166,7 @@ extension APIDataManager {
 private struct CallShell {
     let manager: APIDataManager
     let call: APIDataManager.CallRequest
-    let span: (any Span)?
+    let span: CallSpan?
     /// The handlers that take part in this call (the endpoint may skip some).
     let participants: [APIDataManager.Participant]
     var loop: AttemptLoop
@@ -300,17 +315,11 @@ private struct CallShell {
         }
     }
 
-    init(manager: APIDataManager, call: APIDataManager.CallRequest, number: UInt64, span: (any Span)?) {
+    init(manager: APIDataManager, call: APIDataManager.CallRequest, number: UInt64, span: CallSpan?) {
         self.manager = manager
         self.call = call
         self.span = span
-        monitor = manager.monitor.map {
-            CallMonitor(
-                monitor: $0, call: number,
-                endpoint: HTTPClientConventions.spanName(
-                    method: call.method,
-                    template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template)))
-        }
+        monitor = manager.monitorsCalls ? CallMonitor(manager, call: call, number: number) : nil
         let options = call.options
         participants =
             options.skippedHandlers.isEmpty
@@ -725,7 +734,7 @@ private struct CallShell {
         let telemetry =
             manager.observesAttempts
             ? AttemptTelemetry(
-                manager, parent: span,
+                manager, parent: span?.span,
                 template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template),
                 id: id, request: &request) : nil
         slots[id]?.sent = request
@@ -840,7 +849,7 @@ private struct CallShell {
             manager.logger.info(
                 "attempt abandoned", metadata: ["endpoint": "\(call.label)", "attempt": "\(id.attempt)"])
         }
-        if let span, span.isRecording, let record = loop.history.last(where: { $0.number == id.attempt }),
+        if let span = span?.span, span.isRecording, let record = loop.history.last(where: { $0.number == id.attempt }),
             ending == .succeeded || outcome.isFailure
         {
             span.addEvent(Self.event(record, delay: slot.delay))

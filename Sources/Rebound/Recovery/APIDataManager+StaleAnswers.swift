@@ -41,12 +41,14 @@ extension APIDataManager {
     @usableFromInline
     func answeredStale<Code: ErrorCode>(
         _ call: CallRequest, errorCode: Code, failure: any Error, staleness: Staleness, history: [AttemptRecord],
-        span: (any Span)?
+        span: CallSpan?
     ) {
         let chain = LayerError<Code>(errorCode, cause: failure).shortChain
         instruments.recordStaleAnswer(handler: staleness.handler)
-        span?.attributes["rebound.chain"] = chain
-        span?.attributes["rebound.stale.age"] = Self.seconds(staleness.age)
+        if let span = span?.span {
+            span.attributes["rebound.chain"] = chain
+            span.attributes["rebound.stale.age"] = Self.seconds(staleness.age)
+        }
         logger.warning(
             "request failed, answered stale",
             metadata: [

@@ -82,6 +82,10 @@ public final class APIDataManager: Sendable {
     let propagator: (any Instrument)?
     /// Whether attempts have spans, propagate a context or are measured: otherwise they skip it all.
     let observesAttempts: Bool
+    /// Whether calls have spans (there is a tracer) and events (there is a monitor): read on
+    /// every call, as flags rather than by copying the optional tracer and monitor.
+    let tracesCalls: Bool
+    let monitorsCalls: Bool
     /// Hears every call's and attempt's events.
     public let monitor: (any APIEventMonitor)?
     /// The durations of hedged endpoints' successful attempts (``HedgingPolicy``).
@@ -173,6 +177,8 @@ public final class APIDataManager: Sendable {
         self.propagator = self.tracer ?? (instrument is NoOpTracer || instrument is NoOpInstrument ? nil : instrument)
         self.monitor = monitor
         self.observesAttempts = self.tracer != nil || propagator != nil || instruments.isEnabled
+        self.tracesCalls = self.tracer != nil
+        self.monitorsCalls = monitor != nil
     }
 
     /// Sends an API call, recovering from what the handlers can, and returns its decoded result.
@@ -250,7 +256,7 @@ public final class APIDataManager: Sendable {
         let (result, history, span) = await run(request) { response throws(JSONError) in
             value = try self.decode(response, with: read, decoder: decoder)
         }
-        defer { span?.end() }
+        defer { span?.span.end() }
         // Consumed, not copied: the response moves into the caller's value.
         switch consume result {
         case .success(let response):
@@ -285,7 +291,7 @@ public final class APIDataManager: Sendable {
         history: [AttemptRecord],
         fileID: String,
         line: Int,
-        span: (any Span)?
+        span: CallSpan?
     ) -> LayerError<Code> {
         let label = Endpoint<Response, Code>.label(method: endpoint.method, path: endpoint.path)
         var error = LayerError<Code>(
@@ -298,8 +304,10 @@ public final class APIDataManager: Sendable {
         error.attachments.append(AttemptHistory(attempts: history))
         let chain = error.shortChain
         instruments.recordFailure(chain: chain)
-        span?.recordError(error)
-        span?.attributes["rebound.chain"] = chain
+        if let span = span?.span {
+            span.recordError(error)
+            span.attributes["rebound.chain"] = chain
+        }
         logger.warning(
             "request failed",
             metadata: ["endpoint": "\(label)", "chain": "\(chain)", "attempts": "\(history.count)"]

@@ -119,8 +119,10 @@ struct AttemptLoop {
     private var endingCause: (any Error)?
     /// The delay the deciding handler asked for, recorded on the attempt after it.
     private var pendingDelay: Duration = .zero
-    /// The actions the events asked for, performed in order (``nextAction()``).
+    /// The actions the events asked for, performed in order (``nextAction()``): those before
+    /// `handedOut` were handed out already.
     private var outbox: [Action] = []
+    private var handedOut = 0
     private let call: UInt64
 
     /// Creates the loop of one call.
@@ -191,7 +193,7 @@ struct AttemptLoop {
     mutating func succeeded(_ id: AttemptID, status: Int, now: Duration) {
         guard let index = index(of: id, in: .sending) else { return }
         attempts[index].phase = .ended
-        record(attempts[index], status: status, chain: nil, now: now)
+        record(at: index, status: status, chain: nil, now: now)
         // The losers' transfers go before the winner's handlers hear of it, which may take time.
         let losers = cancelOthers()
         emit(.report(id, .succeeded))
@@ -205,7 +207,7 @@ struct AttemptLoop {
         guard let index = index(of: id, in: .sending) else { return }
         attempts[index].failure = error
         lastFailure = error
-        let recordIndex = record(attempts[index], status: status, chain: ErrorChain(error), now: now)
+        let recordIndex = record(at: index, status: status, chain: ErrorChain(error), now: now)
         if cancelled {
             attempts[index].phase = .ended
             // A transfer cut short by the cancellation never answered: its outcome is the
@@ -295,8 +297,14 @@ struct AttemptLoop {
 
     /// The next action to perform, oldest first, or `nil` when the loop waits for an event.
     mutating func nextAction() -> Action? {
-        // Moved out, not copied: the queue rarely holds more than two.
-        outbox.isEmpty ? nil : outbox.removeFirst()
+        guard handedOut < outbox.count else {
+            // Emptied once all were handed out, rather than shifted on each.
+            outbox.removeAll(keepingCapacity: true)
+            handedOut = 0
+            return nil
+        }
+        handedOut += 1
+        return outbox[handedOut - 1]
     }
 
     private mutating func emit(_ action: Action) {
@@ -325,14 +333,14 @@ struct AttemptLoop {
     }
 
     @discardableResult
-    private mutating func record(_ attempt: Attempt, status: Int?, chain: ErrorChain?, now: Duration) -> Int {
+    private mutating func record(at index: Int, status: Int?, chain: ErrorChain?, now: Duration) -> Int {
         history.append(
             AttemptRecord(
-                number: attempt.id.attempt,
+                number: attempts[index].id.attempt,
                 status: status,
                 chain: chain,
-                delayBefore: attempt.delayBefore,
-                duration: now - attempt.started
+                delayBefore: attempts[index].delayBefore,
+                duration: now - attempts[index].started
             ))
         return history.count - 1
     }
