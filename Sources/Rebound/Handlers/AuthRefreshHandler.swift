@@ -124,8 +124,9 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     public let store: any CredentialStore
     /// Gets a new credential.
     public let refresher: any CredentialRefresher
-    /// The store, when it answers without suspending: the credential is then set inline.
-    private let synchronousStore: (any SynchronousCredentialStore)?
+    /// The store's read without suspending, when it has one: the credential is then set inline.
+    /// A closure, so that checking for it and calling it copies no existential.
+    private let currentSynchronously: (@Sendable () -> Credential?)?
 
     /// How one refresh (or the decision not to make one) ended, shared by all its waiters.
     private enum Outcome: Sendable {
@@ -199,7 +200,11 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         configuration: Configuration = Configuration()
     ) {
         self.store = store
-        self.synchronousStore = store as? any SynchronousCredentialStore
+        if let synchronous = store as? any SynchronousCredentialStore {
+            currentSynchronously = { synchronous.currentSynchronously() }
+        } else {
+            currentSynchronously = nil
+        }
         self.refresher = refresher
         self.configuration = configuration
     }
@@ -221,7 +226,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// Only `prepare`: the outcome of an attempt tells this handler nothing `recover` does not. Over
     /// a ``SynchronousCredentialStore`` it starts inline, and hands over to the asynchronous hook
     /// only to refresh before expiry.
-    public var hooks: HandlerHooks { synchronousStore == nil ? .prepare : .prepareSynchronously }
+    public var hooks: HandlerHooks { currentSynchronously == nil ? .prepare : .prepareSynchronously }
 
     /// Sets the credential's header field, as ``prepare(_:)`` does; first, a credential that
     /// expires within ``Configuration/refreshBeforeExpiry`` is refreshed (one refresh shared by
@@ -233,7 +238,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// - Throws: ``RecoveryErrorCode/refreshFailed`` or ``RecoveryErrorCode/tooManyRefreshes``
     ///   when the credential has expired and could not be refreshed.
     public nonisolated(nonsending) func prepare(_ request: inout HTTPRequest, context: AttemptContext) async throws {
-        var current = if let synchronousStore { synchronousStore.currentSynchronously() } else { await store.current() }
+        var current = if let currentSynchronously { currentSynchronously() } else { await store.current() }
         if let credential = current, isDue(credential, time: context.time) {
             current = try await refreshAhead(credential, time: context.time)
         }
@@ -252,8 +257,8 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     public func prepareSynchronously(
         _ request: inout HTTPRequest, context: AttemptContext
     ) -> SynchronousPreparation {
-        guard let synchronousStore else { return .continueAsynchronously }
-        let current = synchronousStore.currentSynchronously()
+        guard let currentSynchronously else { return .continueAsynchronously }
+        let current = currentSynchronously()
         if let current, isDue(current, time: context.time) { return .continueAsynchronously }
         authorize(&request, with: current)
         return .done

@@ -737,8 +737,10 @@ private struct CallShell {
                 manager, parent: span?.span,
                 template: HTTPClientConventions.pathTemplate(basePath: manager.basePath, template: call.template),
                 id: id, request: &request) : nil
-        slots[id]?.sent = request
-        slots[id]?.telemetry = telemetry
+        if let slot = slots[id] {
+            slot.sent = request
+            slot.telemetry = telemetry
+        }
         monitor?.emit(.attemptSent, attempt: id.attempt)
         return Sending(request: request, options: options)
     }
@@ -748,7 +750,7 @@ private struct CallShell {
         slots[id]?.telemetry.take()?.end(manager, outcome)
         manager.instruments.recordAttempt(endpoint: call.errorCode.name, succeeded: outcome.isSuccess)
         let now = manager.time.now()
-        let duration = now - (loop.attempt(id)?.started ?? now)
+        let duration = now - (loop.started(id) ?? now)
         monitor?.attemptEnded(outcome, attempt: id.attempt, duration: duration)
         switch consume outcome {
         case .success(let response):

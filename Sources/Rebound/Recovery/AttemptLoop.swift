@@ -150,6 +150,11 @@ struct AttemptLoop {
     /// The attempt with this id.
     func attempt(_ id: AttemptID) -> Attempt? { attempts.first { $0.id == id } }
 
+    /// When attempt `id` was sent, or began preparing if it was not sent.
+    func started(_ id: AttemptID) -> Duration? {
+        attempts.firstIndex { $0.id == id }.map { attempts[$0].started }
+    }
+
     /// How many attempts are prepared or in flight.
     var inFlight: Int { attempts.count { $0.phase == .preparing || $0.phase == .sending } }
 
