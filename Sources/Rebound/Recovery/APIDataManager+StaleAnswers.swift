@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Logging
-public import Tracing
+import Tracing
 
 // A call that failed for good may be answered with an earlier answer: the handlers that list
 // `HandlerHooks.staleAnswer` are asked in order, after the attempts are over.
