@@ -9,7 +9,7 @@
 # It runs the benchmark twice, with 2,000 and 6,000 calls after the same warm-up, and divides the
 # difference of the two totals by the 4,000 calls between them, so that start-up and warm-up
 # cancel out. Debian 12's valgrind (3.19) stops on the Swift binaries, so Debian 13's (3.24) is
-# fetched into .build-valgrind/ without being installed, as scripts/libcurl8.sh does for libcurl.
+# fetched into .build-valgrind/ without being installed (scripts/debian-package.sh).
 # libdispatch waits in sigsuspend() with its mask in read-only memory, where valgrind writes; a
 # small preloaded library (made here with cc) hands the kernel a copy of the mask instead.
 set -euo pipefail
@@ -18,18 +18,7 @@ cd "$(dirname "$0")/.."
 root="$PWD/.build-valgrind"
 valgrind="$root/usr/bin/valgrind"
 if [ ! -x "$valgrind" ]; then
-    apt_dir="$root/apt"
-    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" \
-        >"$apt_dir/sources.list"
-    apt_options=(
-        -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-        -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache::Archives=$apt_dir/archives"
-        -o Debug::NoLocking=1 -o APT::Sandbox::User=root
-    )
-    apt-get "${apt_options[@]}" -q update >&2
-    (cd "$apt_dir" && apt-get "${apt_options[@]}" -q download valgrind/trixie >&2)
-    dpkg-deb -x "$apt_dir"/valgrind_*.deb "$root"
+    scripts/debian-package.sh trixie valgrind "$root"
 fi
 export VALGRIND_LIB="$root/usr/libexec/valgrind"
 

@@ -13,18 +13,7 @@ cd "$(dirname "$0")/.."
 root="$PWD/.build-libcurl8"
 lib="$root/usr/lib/x86_64-linux-gnu"
 if [ ! -e "$lib/libcurl.so.4" ]; then
-    apt_dir="$root/apt"
-    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-backports main" \
-        >"$apt_dir/sources.list"
-    apt_options=(
-        -o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-        -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache::Archives=$apt_dir/archives"
-        -o Debug::NoLocking=1 -o APT::Sandbox::User=root
-    )
-    apt-get "${apt_options[@]}" -q update >&2
-    (cd "$apt_dir" && apt-get "${apt_options[@]}" -q download libcurl4/bookworm-backports >&2)
-    dpkg-deb -x "$apt_dir"/libcurl4_*.deb "$root"
+    scripts/debian-package.sh bookworm-backports libcurl4 "$root"
 fi
 
 version=$(python3 -c '
