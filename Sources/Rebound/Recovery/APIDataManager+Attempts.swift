@@ -549,14 +549,19 @@ private struct CallShell {
                 return .performed
             }
             return .suspends(.reporting(outcome, slot, from: index))
-        case .finish(.success(let id)):
-            guard success?.id == id, let answer = success.take()?.response else { return .performed }
-            monitor?.emit(
-                .callSucceeded, status: answer.status.code, duration: manager.time.now() - loop.startedAt)
-            return .finished(.success(answer))
-        case .finish(.failure(let cause)):
-            monitor?.emit(.callFailed, error: cause, duration: manager.time.now() - loop.startedAt)
-            return .finished(.failure(cause))
+        case .finish:
+            switch loop.result {
+            case .success(let id):
+                guard success?.id == id, let answer = success.take()?.response else { return .performed }
+                monitor?.emit(
+                    .callSucceeded, status: answer.statusCode, duration: manager.time.now() - loop.startedAt)
+                return .finished(.success(answer))
+            case .failure(let cause):
+                monitor?.emit(.callFailed, error: cause, duration: manager.time.now() - loop.startedAt)
+                return .finished(.failure(cause))
+            case nil:
+                return .performed
+            }
         }
     }
 
@@ -713,7 +718,7 @@ private struct CallShell {
             slot.refusal = preparation.refusal
         }
         if let refusal = preparation.refusal {
-            loop.refused(id, handler: refusal.handler, error: refusal.error, now: manager.time.now())
+            loop.refused(id, error: refusal.error, now: manager.time.now())
         } else {
             loop.prepared(id, now: manager.time.now())
         }
@@ -754,7 +759,7 @@ private struct CallShell {
         monitor?.attemptEnded(outcome, attempt: id.attempt, duration: duration)
         switch consume outcome {
         case .success(let response):
-            let status = response.status.code
+            let status = response.statusCode
             success = (id, response)
             if let measured = hedging?.measured {
                 // Counted from the earliest attempt still in flight: a hedge that won answered in
@@ -779,7 +784,7 @@ private struct CallShell {
             )
             slots[id]?.failure = failure
             let cancelled = error.firstError(in: NetworkErrorCode.self)?.code == .cancelled || Task.isCancelled
-            return loop.failed(id, error: error, status: response?.status.code, cancelled: cancelled, now: now)
+            return loop.failed(id, error: error, status: response?.statusCode, cancelled: cancelled, now: now)
         }
     }
 
@@ -830,7 +835,7 @@ private struct CallShell {
             manager.logger.debug(
                 "attempt succeeded",
                 metadata: [
-                    "endpoint": "\(call.label)", "attempt": "\(id.attempt)", "status": "\(response.status.code)",
+                    "endpoint": "\(call.label)", "attempt": "\(id.attempt)", "status": "\(response.statusCode)",
                 ])
             outcome = .succeeded(request: request, response: response)
         case .failed(let recordIndex):
@@ -997,7 +1002,7 @@ extension APIDataManager {
     func judge(
         _ response: consuming TransportResponse, decode: (TransportResponse) throws(JSONError) -> Void
     ) -> AttemptResult {
-        guard (200..<300).contains(response.status.code) else {
+        guard (200..<300).contains(response.statusCode) else {
             let failure =
                 backendErrorParser?.parse(response.head, body: response.body) ?? HTTPError(response: response.head)
             return .failure(failure, response)

@@ -42,10 +42,12 @@ struct AttemptLoop {
         var isHedge = false
     }
 
-    /// What the loop tells its shell to do.
-    enum Action {
+    /// What the loop tells its shell to do. Plain values, copied without reference counting:
+    /// what an action needs beyond ids and durations (a refusal's handler, the call's error) the
+    /// shell or the loop keeps.
+    enum Action: Equatable {
         /// Ask every handler's `prepare` for this attempt; answer with ``prepared(_:now:)`` or
-        /// ``refused(_:handler:error:now:)``.
+        /// ``refused(_:error:now:)``.
         case prepare(AttemptID)
         /// Send the attempt with this timeout; answer with ``succeeded(_:status:now:)`` or
         /// ``failed(_:error:status:now:)``.
@@ -61,8 +63,8 @@ struct AttemptLoop {
         case cancel(AttemptID)
         /// Tell the handlers that prepared this attempt how it ended.
         case report(AttemptID, Ending)
-        /// The call is over: perform nothing more but the final bookkeeping.
-        case finish(Result)
+        /// The call is over (``result`` says how): perform nothing more but the final bookkeeping.
+        case finish
     }
 
     /// How one attempt ended, as the handlers hear it (``AttemptOutcome``).
@@ -71,8 +73,8 @@ struct AttemptLoop {
         /// Failed; `record` holds the deciding handler when there was one.
         case failed(record: Int)
         case cancelled
-        /// Refused before it was sent: by a handler's `prepare` (its name), or by the deadline (`nil`).
-        case refused(handler: String?)
+        /// Refused before it was sent: by a handler's `prepare`, or by the deadline.
+        case refused
         case abandoned
     }
 
@@ -110,7 +112,9 @@ struct AttemptLoop {
     private(set) var attempts: [Attempt] = []
     /// One record per attempt that was sent, oldest first.
     private(set) var history: [AttemptRecord] = []
-    private(set) var isFinished = false
+    /// How the call ended, once it did.
+    private(set) var result: Result?
+    var isFinished: Bool { result != nil }
     /// The failure of the last attempt that failed.
     private(set) var lastFailure: (any Error)?
     /// The cause the call ends with once the attempts still out are done: a sent attempt failed
@@ -143,8 +147,8 @@ struct AttemptLoop {
         attemptTimeout = limits.attemptTimeout
         self.hedgeDelay = hedgeDelay
         maxInFlight = hedgeDelay == nil ? 1 : 1 + max(1, maxHedges)
-        // Room for a successful call's actions (prepare, send, report, finish) at once.
-        outbox.reserveCapacity(4)
+        // Room for the actions a successful call has pending at once: a report and the finish.
+        outbox.reserveCapacity(2)
     }
 
     /// The attempt with this id.
@@ -172,7 +176,7 @@ struct AttemptLoop {
         guard left > .zero else {
             let number = id.attempt
             refuse(
-                at: index, handler: nil,
+                at: index,
                 error: RecoveryError(
                     .deadlineExceeded, cause: lastFailure, reason: "The deadline passed before attempt \(number)."))
             return
@@ -189,9 +193,9 @@ struct AttemptLoop {
     /// A handler's `prepare` refused the attempt (it threw, or the deadline passed while it
     /// prepared): `error` ends the call, unless another attempt is still in flight, or the
     /// attempt was a hedge beside one that failed for the last time (its failure ends the call).
-    mutating func refused(_ id: AttemptID, handler: String?, error: any Error, now: Duration) {
+    mutating func refused(_ id: AttemptID, error: any Error, now: Duration) {
         guard let index = index(of: id, in: .preparing) else { return }
-        refuse(at: index, handler: handler, error: error)
+        refuse(at: index, error: error)
     }
 
     /// The attempt's answer was a success, and decoded.
@@ -302,14 +306,15 @@ struct AttemptLoop {
 
     /// The next action to perform, oldest first, or `nil` when the loop waits for an event.
     mutating func nextAction() -> Action? {
-        guard handedOut < outbox.count else {
+        guard handedOut < outbox.count else { return nil }
+        let action = outbox[handedOut]
+        handedOut += 1
+        if handedOut == outbox.count {
             // Emptied once all were handed out, rather than shifted on each.
             outbox.removeAll(keepingCapacity: true)
             handedOut = 0
-            return nil
         }
-        handedOut += 1
-        return outbox[handedOut - 1]
+        return action
     }
 
     private mutating func emit(_ action: Action) {
@@ -318,9 +323,9 @@ struct AttemptLoop {
 
     // MARK: - Helpers
 
-    private mutating func refuse(at index: Int, handler: String?, error: any Error) {
+    private mutating func refuse(at index: Int, error: any Error) {
         attempts[index].phase = .ended
-        emit(.report(attempts[index].id, .refused(handler: handler)))
+        emit(.report(attempts[index].id, .refused))
         guard inFlight == 0 else { return }
         finish(.failure(cause: attempts[index].isHedge ? endingCause ?? error : error))
     }
@@ -404,7 +409,7 @@ struct AttemptLoop {
     }
 
     private mutating func finish(_ result: Result) {
-        isFinished = true
-        emit(.finish(result))
+        self.result = result
+        emit(.finish)
     }
 }

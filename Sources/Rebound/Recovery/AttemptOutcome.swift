@@ -36,7 +36,7 @@ public enum AttemptOutcome: Sendable {
     /// The answer's status, when the server answered.
     public var status: Int? {
         switch self {
-        case .succeeded(_, let response): response.status.code
+        case .succeeded(_, let response): response.statusCode
         case .failed(let failure, _): failure.status?.code
         case .cancelled, .refused, .abandoned: nil
         }

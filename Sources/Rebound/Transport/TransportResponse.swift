@@ -21,7 +21,10 @@ public struct TransportResponse: Sendable {
             case .deferred(let head): head.response
             }
         }
-        set { storage = .parsed(newValue) }
+        set {
+            storage = .parsed(newValue)
+            statusCode = newValue.status.code
+        }
     }
     /// The body, already decoded from any `Content-Encoding` the transport understands.
     public var body: Data
@@ -32,12 +35,15 @@ public struct TransportResponse: Sendable {
     }
 
     private var storage: HeadStorage
+    /// The status code, read once: a parsed head's status is parsed again on every read.
+    package private(set) var statusCode: Int
     /// The transfer's facts, behind one reference: a response is handed from step to step of a
     /// call, and with them inline it would be three times the size.
     private var infoBox: InfoBox
 
     public init(head: HTTPResponse, body: Data = Data(), info: TransferInfo = TransferInfo()) {
         storage = .parsed(head)
+        statusCode = head.status.code
         self.body = body
         infoBox = InfoBox(info)
     }
@@ -45,6 +51,7 @@ public struct TransportResponse: Sendable {
     /// A response whose header fields are parsed when ``head`` is first read.
     package init(deferredHead: DeferredResponseHead, body: Data, info: TransferInfo) {
         storage = .deferred(deferredHead)
+        statusCode = deferredHead.status.code
         self.body = body
         infoBox = InfoBox(info)
     }

@@ -17,7 +17,8 @@ import Testing
         case success(Int)
         case failure(String)
 
-        init(_ action: AttemptLoop.Action) {
+        /// The step of `action`; a `finish` reads how the call ended from `loop`.
+        init(_ action: AttemptLoop.Action, of loop: AttemptLoop) {
             switch action {
             case .prepare(let id): self = .prepare(id.attempt)
             case .send(let id, _): self = .send(id.attempt)
@@ -26,8 +27,12 @@ import Testing
             case .scheduleHedge(let delay): self = .hedge(delay)
             case .cancel(let id): self = .cancel(id.attempt)
             case .report(let id, let ending): self = .report(id.attempt, ending)
-            case .finish(.success(let id)): self = .success(id.attempt)
-            case .finish(.failure(let cause)): self = .failure(ErrorChain(cause).short)
+            case .finish:
+                switch loop.result {
+                case .success(let id): self = .success(id.attempt)
+                case .failure(let cause): self = .failure(ErrorChain(cause).short)
+                case nil: self = .failure("finished without a result")
+                }
             }
         }
 
@@ -158,8 +163,8 @@ import Testing
         var loop = Self.loop()
         loop.start(now: .zero)
         #expect(
-            loop.after { $0.refused(Self.id(1), handler: "Breaker", error: RecoveryError(.handlerFailed), now: .zero) }
-                == [.report(1, .refused(handler: "Breaker")), .failure("RE30")])
+            loop.after { $0.refused(Self.id(1), error: RecoveryError(.handlerFailed), now: .zero) }
+                == [.report(1, .refused), .failure("RE30")])
         #expect(loop.history.isEmpty)
     }
 
@@ -168,7 +173,7 @@ import Testing
         loop.start(now: .zero)
         #expect(
             loop.after { $0.prepared(Self.id(1), now: .seconds(10)) } == [
-                .report(1, .refused(handler: nil)), .failure("RE2"),
+                .report(1, .refused), .failure("RE2"),
             ])
     }
 
@@ -295,7 +300,7 @@ extension AttemptLoop {
         while nextAction() != nil {}
         event(&self)
         var steps: [AttemptLoopTests.Step] = []
-        while let action = nextAction() { steps.append(.init(action)) }
+        while let action = nextAction() { steps.append(.init(action, of: self)) }
         return steps
     }
 }
