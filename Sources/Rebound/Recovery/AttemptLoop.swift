@@ -147,8 +147,8 @@ struct AttemptLoop {
         attemptTimeout = limits.attemptTimeout
         self.hedgeDelay = hedgeDelay
         maxInFlight = hedgeDelay == nil ? 1 : 1 + max(1, maxHedges)
-        // Room for the actions a successful call has pending at once: a report and the finish.
-        outbox.reserveCapacity(2)
+        // Room for a successful call's actions (prepare, send, report, finish) at once.
+        outbox.reserveCapacity(4)
     }
 
     /// The attempt with this id.
@@ -306,15 +306,14 @@ struct AttemptLoop {
 
     /// The next action to perform, oldest first, or `nil` when the loop waits for an event.
     mutating func nextAction() -> Action? {
-        guard handedOut < outbox.count else { return nil }
-        let action = outbox[handedOut]
-        handedOut += 1
-        if handedOut == outbox.count {
+        guard handedOut < outbox.count else {
             // Emptied once all were handed out, rather than shifted on each.
             outbox.removeAll(keepingCapacity: true)
             handedOut = 0
+            return nil
         }
-        return action
+        handedOut += 1
+        return outbox[handedOut - 1]
     }
 
     private mutating func emit(_ action: Action) {
