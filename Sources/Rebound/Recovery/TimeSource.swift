@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+    import SwiftOverlayShims
+#endif
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -9,8 +13,8 @@
 ///
 /// Deadlines, attempt durations and waits are measured on the monotonic clock, as a duration
 /// since a fixed origin (``now``), so that they never jump when the system's date is changed.
-/// Every source on `ContinuousClock` or `SuspendingClock` shares its clock's origin (fixed once
-/// per process), so handlers shared by several data managers compare their times; a source on
+/// Every source on `ContinuousClock` or `SuspendingClock` shares its clock's origin (the
+/// system's boot), so handlers shared by several data managers compare their times; a source on
 /// another clock measures from when it was made. `Retry-After` given as an HTTP date and a credential's `expiresAt` are dates, read
 /// from ``date``. Keeping both in one value means a test that moves time moves both:
 /// `TestClock(mode:).timeSource` (in ReboundTesting) gives a date that moves with its clock.
@@ -67,12 +71,10 @@ public struct TimeSource: Sendable {
         if let continuous = clock as? ContinuousClock {
             // Written out: through the generic closure below every reading looks the clock's
             // types up again, and the pipeline reads the clock on every attempt.
-            let origin = Self.continuousOrigin
-            now = { origin.duration(to: .now) }
+            now = { Self.reading(CLOCK_BOOTTIME) }
             sleeper = { try await continuous.sleep(for: min($0, Self.longestRealSleep)) }
         } else if let suspending = clock as? SuspendingClock {
-            let origin = Self.suspendingOrigin
-            now = { origin.duration(to: .now) }
+            now = { Self.reading(CLOCK_MONOTONIC) }
             sleeper = { try await suspending.sleep(for: min($0, Self.longestRealSleep)) }
         } else {
             let origin = clock.now
@@ -100,8 +102,14 @@ public struct TimeSource: Sendable {
         clocks = Clocks(now: now, date: date, sleep: sleep)
     }
 
-    private static let continuousOrigin = ContinuousClock.now
-    private static let suspendingOrigin = SuspendingClock.now
+    /// The time on the system clock that `ContinuousClock` (`CLOCK_BOOTTIME`) or `SuspendingClock`
+    /// (`CLOCK_MONOTONIC`) reads, since its origin. Read directly, without the clock's instant
+    /// type and its 128-bit arithmetic: the pipeline reads the clock several times a call.
+    private static func reading(_ clock: clockid_t) -> Duration {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
 
     /// Sleeps for `duration` on the monotonic clock.
     ///
