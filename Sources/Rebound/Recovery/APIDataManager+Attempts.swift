@@ -176,8 +176,8 @@ private struct CallShell {
     var slots = Slots()
     /// How this call is hedged; `nil` sends one attempt at a time.
     let hedging: Hedging?
-    /// The answer of the attempt that succeeded.
-    var success: (id: AttemptID, response: TransportResponse)?
+    /// The answer of the attempt that succeeded (the loop's ``AttemptLoop/result`` names it).
+    var answer: TransportResponse?
     /// A request a deciding handler asked to send instead.
     var adjusted: HTTPRequest?
     /// The data manager's monitor, for this call.
@@ -551,8 +551,8 @@ private struct CallShell {
             return .suspends(.reporting(outcome, slot, from: index))
         case .finish:
             switch loop.result {
-            case .success(let id):
-                guard success?.id == id, let answer = success.take()?.response else { return .performed }
+            case .success:
+                guard let answer = answer.take() else { return .performed }
                 monitor?.emit(
                     .callSucceeded, status: answer.statusCode, duration: manager.time.now() - loop.startedAt)
                 return .finished(.success(answer))
@@ -760,7 +760,7 @@ private struct CallShell {
         switch consume outcome {
         case .success(let response):
             let status = response.statusCode
-            success = (id, response)
+            answer = response
             if let measured = hedging?.measured {
                 // Counted from the earliest attempt still in flight: a hedge that won answered in
                 // place of an attempt that had taken at least that long. Its own time alone would
@@ -831,7 +831,7 @@ private struct CallShell {
         let outcome: AttemptOutcome
         switch ending {
         case .succeeded:
-            guard let response = success?.response, let request = slot.sent else { return nil }
+            guard let response = answer, let request = slot.sent else { return nil }
             manager.logger.debug(
                 "attempt succeeded",
                 metadata: [
