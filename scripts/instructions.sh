@@ -5,6 +5,13 @@
 #
 #   scripts/instructions.sh            # prints {"instructions_per_call": N, ...}
 #   KEEP=1 scripts/instructions.sh     # keeps the callgrind files in .build-valgrind/ to annotate
+#   NETWORK=1 scripts/instructions.sh  # also pipeline-ab's two clients over the real transport
+#
+# NETWORK=1 also counts the instructions of the whole process per request for the pipeline and
+# for rebound-auth (the same request on the bare transport), 16 in flight against nginx on
+# loopback (installed with apt when missing), 1,000 and 3,000 requests each: their ratio is
+# pipeline-ab's without the machine's noise, since at 16 in flight the client is bound by its
+# processor. About two minutes more.
 #
 # It runs the benchmark twice, with 2,000 and 6,000 calls after the same warm-up, and divides the
 # difference of the two totals by the 4,000 calls between them, so that start-up and warm-up
@@ -61,6 +68,36 @@ import json, sys
 small, large = int(sys.argv[1]), int(sys.argv[2])
 print(json.dumps({"workload": "fixed", "calls": 4000, "instructions_per_call": round((large - small) / 4000)}))' \
     "$small" "$large"
+
+if [ -n "${NETWORK:-}" ]; then
+    if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -q nginx-light >&2 || { apt-get update -q >&2 && apt-get install -y -q nginx-light >&2; }
+    fi
+    # shellcheck source=scripts/loopback-nginx.sh
+    source scripts/loopback-nginx.sh
+    # Pinned as scripts/benchmark-transport.sh pins them: nginx on the last core, the client on
+    # the first.
+    start_loopback_nginx $(($(nproc) - 1))
+
+    network() {
+        local client=$1 requests=$2 out="$root/callgrind.$1.$2.out"
+        LD_PRELOAD="$shim" taskset -c 0 "$valgrind" --tool=callgrind --callgrind-out-file="$out" \
+            "$binary" --client "$client" --workload concurrent16 --url "$LOOPBACK_URL" \
+            --expect-bytes "$LOOPBACK_BYTES" --requests "$requests" --warmup 0 >/dev/null 2>"$root/callgrind.$1.$2.log" || {
+            tail -20 "$root/callgrind.$1.$2.log" >&2
+            return 1
+        }
+        sed -n 's/^summary: //p' "$out"
+    }
+    python3 -c '
+import json, sys
+bare = (int(sys.argv[2]) - int(sys.argv[1])) / 2000
+pipeline = (int(sys.argv[4]) - int(sys.argv[3])) / 2000
+print(json.dumps({"workload": "concurrent16", "requests": 2000, "rebound_auth_instructions_per_request": round(bare),
+                  "pipeline_instructions_per_request": round(pipeline), "ratio": round(bare / pipeline, 3)}))' \
+        "$(network rebound-auth 1000)" "$(network rebound-auth 3000)" "$(network pipeline 1000)" "$(network pipeline 3000)"
+fi
 if [ -z "${KEEP:-}" ]; then
     rm -f "$root"/callgrind.*.out "$root"/callgrind.*.log
 else
