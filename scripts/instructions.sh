@@ -76,13 +76,19 @@ if [ -n "${NETWORK:-}" ]; then
     fi
     # shellcheck source=scripts/loopback-nginx.sh
     source scripts/loopback-nginx.sh
-    # Pinned as scripts/benchmark-transport.sh pins them: nginx on the last core, the client on
-    # the first.
-    start_loopback_nginx $(($(nproc) - 1))
+    # Pinned as scripts/benchmark-transport.sh pins them, given two cores or more: nginx on the
+    # last, the client on the first.
+    pin=()
+    if command -v taskset >/dev/null && (($(nproc) >= 2)); then
+        pin=(taskset -c 0)
+        start_loopback_nginx $(($(nproc) - 1))
+    else
+        start_loopback_nginx
+    fi
 
     network() {
         local client=$1 requests=$2 out="$root/callgrind.$1.$2.out"
-        LD_PRELOAD="$shim" taskset -c 0 "$valgrind" --tool=callgrind --callgrind-out-file="$out" \
+        LD_PRELOAD="$shim" "${pin[@]}" "$valgrind" --tool=callgrind --callgrind-out-file="$out" \
             "$binary" --client "$client" --workload concurrent16 --url "$LOOPBACK_URL" \
             --expect-bytes "$LOOPBACK_BYTES" --requests "$requests" --warmup 0 >/dev/null 2>"$root/callgrind.$1.$2.log" || {
             tail -20 "$root/callgrind.$1.$2.log" >&2
@@ -90,13 +96,17 @@ if [ -n "${NETWORK:-}" ]; then
         }
         sed -n 's/^summary: //p' "$out"
     }
+    bare_small=$(network rebound-auth 1000)
+    bare_large=$(network rebound-auth 3000)
+    pipeline_small=$(network pipeline 1000)
+    pipeline_large=$(network pipeline 3000)
     python3 -c '
 import json, sys
 bare = (int(sys.argv[2]) - int(sys.argv[1])) / 2000
 pipeline = (int(sys.argv[4]) - int(sys.argv[3])) / 2000
 print(json.dumps({"workload": "concurrent16", "requests": 2000, "rebound_auth_instructions_per_request": round(bare),
                   "pipeline_instructions_per_request": round(pipeline), "ratio": round(bare / pipeline, 3)}))' \
-        "$(network rebound-auth 1000)" "$(network rebound-auth 3000)" "$(network pipeline 1000)" "$(network pipeline 3000)"
+        "$bare_small" "$bare_large" "$pipeline_small" "$pipeline_large"
 fi
 if [ -z "${KEEP:-}" ]; then
     rm -f "$root"/callgrind.*.out "$root"/callgrind.*.log

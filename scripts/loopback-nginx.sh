@@ -5,8 +5,10 @@
 #   start_loopback_nginx [CORE]    # pinned to CORE when given
 #   curl "$LOOPBACK_URL"           # $LOOPBACK_BYTES bytes
 #
-# nginx is stopped and its directory removed when the script exits. The file and the settings are
-# those of scripts/benchmark-transport.sh's nginx, so that counts and sizes compare with its runs.
+# nginx is stopped and its directory removed when the script exits: start_loopback_nginx sets the
+# script's EXIT trap (replacing any), and is meant to be called once. The file and the settings
+# are those of scripts/benchmark-transport.sh's nginx, so that counts and sizes compare with its
+# runs.
 
 start_loopback_nginx() {
     local core=${1:-} nginx

@@ -1,5 +1,6 @@
-#if canImport(Glibc)
+#if os(Linux)
     import Glibc
+    // Where `timespec`'s members are declared, for member import visibility.
     import SwiftOverlayShims
 #endif
 #if canImport(FoundationEssentials)
@@ -71,10 +72,10 @@ public struct TimeSource: Sendable {
         if let continuous = clock as? ContinuousClock {
             // Written out: through the generic closure below every reading looks the clock's
             // types up again, and the pipeline reads the clock on every attempt.
-            now = { Self.reading(CLOCK_BOOTTIME) }
+            now = Self.continuousNow
             sleeper = { try await continuous.sleep(for: min($0, Self.longestRealSleep)) }
         } else if let suspending = clock as? SuspendingClock {
-            now = { Self.reading(CLOCK_MONOTONIC) }
+            now = Self.suspendingNow
             sleeper = { try await suspending.sleep(for: min($0, Self.longestRealSleep)) }
         } else {
             let origin = clock.now
@@ -102,14 +103,28 @@ public struct TimeSource: Sendable {
         clocks = Clocks(now: now, date: date, sleep: sleep)
     }
 
-    /// The time on the system clock that `ContinuousClock` (`CLOCK_BOOTTIME`) or `SuspendingClock`
-    /// (`CLOCK_MONOTONIC`) reads, since its origin. Read directly, without the clock's instant
-    /// type and its 128-bit arithmetic: the pipeline reads the clock several times a call.
-    private static func reading(_ clock: clockid_t) -> Duration {
-        var time = timespec()
-        clock_gettime(clock, &time)
-        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
-    }
+    #if os(Linux)
+        // The system clocks that `ContinuousClock` and `SuspendingClock` read on Linux (the
+        // Swift runtime's Clock.cpp), read directly rather than through the clocks' instants:
+        // the pipeline reads the clock several times a call. The time is since the clock's own
+        // origin, its `systemEpoch`.
+        private static let continuousNow: @Sendable () -> Duration = { reading(CLOCK_BOOTTIME) }
+        private static let suspendingNow: @Sendable () -> Duration = { reading(CLOCK_MONOTONIC) }
+
+        private static func reading(_ clock: clockid_t) -> Duration {
+            var time = timespec()
+            clock_gettime(clock, &time)
+            return Duration(
+                secondsComponent: Int64(time.tv_sec), attosecondsComponent: Int64(time.tv_nsec) * 1_000_000_000)
+        }
+    #else
+        private static let continuousNow: @Sendable () -> Duration = {
+            ContinuousClock().systemEpoch.duration(to: .now)
+        }
+        private static let suspendingNow: @Sendable () -> Duration = {
+            SuspendingClock().systemEpoch.duration(to: .now)
+        }
+    #endif
 
     /// Sleeps for `duration` on the monotonic clock.
     ///
