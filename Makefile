@@ -90,10 +90,11 @@ test-otel: setup-tests
 ## their load does not stretch other tests' calls past their time limits. Leak detection is
 ## off and one report inside Foundation is suppressed (.asan-suppressions); docs/reliability.md
 ## says why.
+## One test at a time, as under the thread sanitizer (below), and for the same reason.
 test-asan: setup-tests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan --skip FaultMatrixTests --skip CurlTransportScaleTests \
-		--skip '^EndToEndTests\.'
+		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan --no-parallel \
+		--skip FaultMatrixTests --skip CurlTransportScaleTests --skip '^EndToEndTests\.'
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh end-to-end-asan --sanitize=address --scratch-path .build-asan --filter '^EndToEndTests\.'
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
