@@ -105,8 +105,10 @@ public final class LoopbackServer: Sendable {
         let registry = LoopbackConnectionRegistry(maxTrackedPaths: limits.maxTrackedPaths)
         let faults = LoopbackFaults()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            // Room for a burst of concurrent connections, as a load test opens them all at once.
-            .serverChannelOption(.backlog, value: 1024)
+            // Room for a burst of as many connections as the server takes, as a load test opens
+            // them all at once: a connection the accept queue has no room for is reset once its
+            // client sends. The kernel caps the backlog (net.core.somaxconn).
+            .serverChannelOption(.backlog, value: Int32(clamping: max(1024, limits.maxConnections)))
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             // A client may end its side once its requests are sent (HTTP/1.1 allows it); it still
