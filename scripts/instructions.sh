@@ -11,7 +11,7 @@
 # for rebound-auth (the same request on the bare transport), 16 in flight against nginx on
 # loopback (installed with apt when missing), 1,000 and 3,000 requests each: their ratio is
 # pipeline-ab's without the machine's noise, since at 16 in flight the client is bound by its
-# processor. About two minutes more.
+# processor. About 45 s more.
 #
 # It runs the benchmark twice, with 2,000 and 6,000 calls after the same warm-up, and divides the
 # difference of the two totals by the 4,000 calls between them, so that start-up and warm-up
