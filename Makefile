@@ -19,6 +19,13 @@ run-otel: setup-tests
 setup-tests:
 	@scripts/setup.sh --tests
 
+## How many tests the parallel suites run at once. Unbounded, Swift Testing starts every test at
+## once, and on two cores the concurrency runtime's queue grows so long that a job waits seconds
+## for a thread: the mock backend's replies (tasks on that pool) then miss the clients' time
+## limits. Eight keeps the suite as fast and holds that wait under a second.
+TEST_WIDTH ?= 8
+PARALLEL_TESTS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
+
 ## Sets up, then checks formatting and the API documentation, runs every test, type-checks the
 ## documentation's Swift samples against the build, compares the public API with api/, runs the
 ## fault matrix alone, runs each fuzz target for a few seconds (so that they stay built and clean),
@@ -33,7 +40,7 @@ setup-tests:
 ## and its burst of connections overflows the loopback server's backlog when the server's threads
 ## are held up.
 test: setup-tests lint docs
-	SWIFT=$(SWIFT) scripts/test.sh tests --skip FaultMatrixTests --skip CurlTransportScaleTests
+	SWIFT=$(SWIFT) scripts/test.sh tests $(PARALLEL_TESTS) --skip FaultMatrixTests --skip CurlTransportScaleTests
 	SWIFT=$(SWIFT) scripts/test.sh scale --filter CurlTransportScaleTests
 	$(MAKE) test-libcurl8
 	$(MAKE) test-otel
@@ -56,7 +63,7 @@ fault-matrix: setup-tests
 test-libcurl8: setup-tests
 	$(SWIFT) build --build-tests
 	LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" SWIFT=$(SWIFT) scripts/test.sh libcurl8 --skip-build \
-	    --skip FaultMatrixTests --skip CurlTransportScaleTests
+	    $(PARALLEL_TESTS) --skip FaultMatrixTests --skip CurlTransportScaleTests
 	LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) \
 	    scripts/test.sh libcurl8-fault-matrix --skip-build --filter FaultMatrixTests
 
