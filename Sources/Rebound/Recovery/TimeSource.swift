@@ -14,10 +14,13 @@
 ///
 /// Deadlines, attempt durations and waits are measured on the monotonic clock, as a duration
 /// since a fixed origin (``now``), so that they never jump when the system's date is changed.
-/// Every source on `ContinuousClock` or `SuspendingClock` shares its clock's origin (the
-/// system's boot), so handlers shared by several data managers compare their times; a source on
-/// another clock measures from when it was made. `Retry-After` given as an HTTP date and a credential's `expiresAt` are dates, read
-/// from ``date``. Keeping both in one value means a test that moves time moves both:
+/// Every source on `ContinuousClock` or `SuspendingClock` shares its clock's origin, so handlers
+/// shared by several data managers compare their times; a source on another clock measures from
+/// when it was made. On Linux both standard clocks count from the system's boot, and
+/// `SuspendingClock` leaves out the time the system was suspended.
+///
+/// `Retry-After` given as an HTTP date and a credential's `expiresAt` are dates, read from
+/// ``date``. Keeping both in one value means a test that moves time moves both:
 /// `TestClock(mode:).timeSource` (in ReboundTesting) gives a date that moves with its clock.
 ///
 /// An ``APIDataManager`` takes one time source and hands it to every handler through
