@@ -25,12 +25,16 @@ setup-tests:
 ## limits. Eight keeps the suite as fast and holds that wait under a second.
 TEST_WIDTH ?= 8
 PARALLEL_TESTS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
+## Under a sanitizer every job runs several times slower, and four at a time keep that wait near a
+## second.
+SANITIZED_TEST_WIDTH ?= 4
+SANITIZED_PARALLEL_TESTS = --experimental-maximum-parallelization-width $(SANITIZED_TEST_WIDTH)
 
 ## Sets up, then checks formatting and the API documentation, runs every test, type-checks the
 ## documentation's Swift samples against the build, compares the public API with api/, runs the
-## fault matrix alone, runs each fuzz target for a few seconds (so that they stay built and clean),
-## runs the exporter tests in a build with the OTel trait, and runs the tests again under the
-## address and the thread sanitizers.
+## fault matrix alone, runs the exporter tests in a build with the OTel trait, runs each fuzz
+## target for a few seconds (so that they stay built and clean), and runs the tests again under
+## the address and the thread sanitizers.
 ##
 ## The fault matrix always runs alone in its process, after the rest of the suite: its calls
 ## retry within deadlines of a few seconds, and on two cores other tests running beside it
@@ -43,10 +47,10 @@ test: setup-tests lint docs
 	SWIFT=$(SWIFT) scripts/test.sh tests $(PARALLEL_TESTS) --skip FaultMatrixTests --skip CurlTransportScaleTests
 	SWIFT=$(SWIFT) scripts/test.sh scale --filter CurlTransportScaleTests
 	$(MAKE) test-libcurl8
-	$(MAKE) test-otel
 	scripts/check-samples.py
 	scripts/api-summary.py --check
 	$(MAKE) fault-matrix
+	$(MAKE) test-otel OTEL_SCRATCH=.build
 	$(MAKE) fuzz FUZZ_SECONDS=3
 	$(MAKE) test-asan
 	$(MAKE) test-tsan
@@ -89,18 +93,23 @@ report-cost: setup
 ## ReboundOTel and ReboundPrometheus against a real OTLP receiver and Prometheus, in a build with
 ## the package trait OTel and a scratch path of its own (swift-otel takes minutes to build, so no
 ## other build includes it).
+##
+## `make test` builds it in .build instead, after every step that reads the default build there:
+## the trait changes the flags of the package's own modules, which compile again, but not those of
+## the dependencies they share, swift-nio among them. From a fresh clone that saves about three of
+## the nine minutes; the next default build then compiles the package's own modules again.
+OTEL_SCRATCH ?= .build-otel
 test-otel: setup-tests
-	SWIFT=$(SWIFT) scripts/test.sh tests-otel --traits OTel --scratch-path .build-otel --filter ReboundExportTests
+	SWIFT=$(SWIFT) scripts/test.sh tests-otel --traits OTel --scratch-path $(OTEL_SCRATCH) --filter ReboundExportTests
 
 ## The whole suite under the address sanitizer, in a scratch path of its own, the end-to-end tests
 ## (which run the sanitized tools as processes, two cores' worth of work) after the rest, so that
 ## their load does not stretch other tests' calls past their time limits. Leak detection is
 ## off and one report inside Foundation is suppressed (.asan-suppressions); docs/reliability.md
-## says why.
-## One test at a time, as under the thread sanitizer (below), and for the same reason.
+## says why. Four tests at a time (SANITIZED_TEST_WIDTH).
 test-asan: setup-tests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan --no-parallel \
+		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan $(SANITIZED_PARALLEL_TESTS) \
 		--skip FaultMatrixTests --skip CurlTransportScaleTests --skip '^EndToEndTests\.'
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh end-to-end-asan --sanitize=address --scratch-path .build-asan --filter '^EndToEndTests\.'
@@ -109,12 +118,10 @@ test-asan: setup-tests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh fault-matrix-asan --sanitize=address --scratch-path .build-asan --filter FaultMatrixTests
 
-## The suite runs one test at a time under the thread sanitizer: run in parallel on a slower
-## machine, the tests that hold real deadlines against loopback servers (the README's taste,
-## the end-to-end pipeline tests) starved one another past them. About two minutes.
+## As under the address sanitizer: the end-to-end tests after the rest, four tests at a time.
 test-tsan: setup-tests
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan --no-parallel \
+		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan $(SANITIZED_PARALLEL_TESTS) \
 		--skip FaultMatrixTests --skip CurlTransportScaleTests --skip '^EndToEndTests\.'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh end-to-end-tsan --sanitize=thread --scratch-path .build-tsan --filter '^EndToEndTests\.'
