@@ -91,8 +91,8 @@ report-cost: setup
 	.build/release/reliability report-cost
 
 ## ReboundOTel and ReboundPrometheus against a real OTLP receiver and Prometheus, in a build with
-## the package trait OTel and a scratch path of its own (swift-otel takes minutes to build, so no
-## other build includes it).
+## the package trait OTel and a scratch path of its own, .build-otel (swift-otel takes minutes to
+## build, so the default build never includes it).
 ##
 ## `make test` builds it in .build instead, after every step that reads the default build there:
 ## the trait changes the flags of the package's own modules, which compile again, but not those of
@@ -106,7 +106,7 @@ test-otel: setup-tests
 ## (which run the sanitized tools as processes, two cores' worth of work) after the rest, so that
 ## their load does not stretch other tests' calls past their time limits. Leak detection is
 ## off and one report inside Foundation is suppressed (.asan-suppressions); docs/reliability.md
-## says why. Four tests at a time (SANITIZED_TEST_WIDTH).
+## says why. The suite runs four tests at a time (SANITIZED_TEST_WIDTH).
 test-asan: setup-tests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan $(SANITIZED_PARALLEL_TESTS) \
@@ -118,7 +118,7 @@ test-asan: setup-tests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh fault-matrix-asan --sanitize=address --scratch-path .build-asan --filter FaultMatrixTests
 
-## As under the address sanitizer: the end-to-end tests after the rest, four tests at a time.
+## As under the address sanitizer: the suite four tests at a time, then the end-to-end tests.
 test-tsan: setup-tests
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan $(SANITIZED_PARALLEL_TESTS) \
