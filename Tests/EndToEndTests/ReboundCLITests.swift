@@ -1,5 +1,6 @@
 import Foundation
 import ReboundMockBackend
+import TestSupport
 import Testing
 
 /// The built `rebound` binary, run as a user runs it, against loopback servers in this process.
@@ -174,9 +175,9 @@ struct ReboundCLITests {
     }
 
     @Test func aRefusedConnectionExitsWith3() async throws {
-        let server = try await LoopbackServer.start(routes: [])
-        let url = server.url("/nothing-listens")
-        try await server.shutdown()
+        let reservation = try boundLoopbackSocket()
+        defer { close(reservation) }
+        let url = "http://127.0.0.1:\(try boundPort(of: reservation))/nothing-listens"
 
         let result = try await Self.rebound(["fetch", "--json", "--max-attempts", "2", url] + Self.quickRetries)
 

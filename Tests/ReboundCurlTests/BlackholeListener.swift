@@ -4,16 +4,14 @@ import TestSupport
 /// A listening socket that never accepts, with its backlog full: connecting to it hangs, which is
 /// how a connect timeout is provoked on loopback.
 struct BlackholeListener {
-    struct SocketError: Error { var operation: String }
-
     let port: Int
     private let listener: Int32
     private let fillers: [Int32]
 
     init() throws {
-        listener = try Self.boundSocket()
-        guard listen(listener, 0) == 0 else { throw SocketError(operation: "listen") }
-        port = try Self.port(of: listener)
+        listener = try boundLoopbackSocket()
+        guard listen(listener, 0) == 0 else { throw LoopbackSocketError(operation: "listen") }
+        port = try boundPort(of: listener)
         // With a backlog of 0 the kernel queues one connection; further SYNs are dropped.
         var fillers: [Int32] = []
         for _ in 0..<3 {
@@ -32,35 +30,9 @@ struct BlackholeListener {
 
     /// A loopback port that nothing listens on (it was bound, then released).
     static func unusedPort() throws -> Int {
-        let fd = try boundSocket()
+        let fd = try boundLoopbackSocket()
         defer { Glibc.close(fd) }
-        return try port(of: fd)
-    }
-
-    /// A socket bound to `port` on 127.0.0.1 (0: any free port), not yet listening.
-    static func boundSocket(port: Int = 0) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw SocketError(operation: "socket") }
-        // Binding a port again right after its listener closed needs this (its connections linger).
-        var on: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        let bound = withLoopbackAddress(port: port) { bind(fd, $0, $1) }
-        guard bound == 0 else {
-            Glibc.close(fd)
-            throw SocketError(operation: "bind")
-        }
-        return fd
-    }
-
-    /// The port `fd` is bound to.
-    static func port(of fd: Int32) throws -> Int {
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let result = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard result == 0 else { throw SocketError(operation: "getsockname") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return try boundPort(of: fd)
     }
 
     /// Makes `accept` and `recv` on `socket` give up after 60 seconds, so that a test that

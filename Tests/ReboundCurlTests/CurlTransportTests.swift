@@ -621,9 +621,9 @@ struct CurlTransportTests {
     @Test func aRefusedConnectionIsCannotConnect() async throws {
         // Bound but never listening, and held for the test: connections are refused, and no other
         // test's server can be given the port meanwhile.
-        let reservation = try BlackholeListener.boundSocket()
+        let reservation = try boundLoopbackSocket()
         defer { close(reservation) }
-        let port = try BlackholeListener.port(of: reservation)
+        let port = try boundPort(of: reservation)
         let transport = CurlTransport()
         defer { transport.shutdown() }
         let request = HTTPRequest(method: .get, scheme: "http", authority: "127.0.0.1:\(port)", path: "/")
@@ -860,10 +860,10 @@ struct CurlTransportTests {
     @Test func shuttingDownClosesTheConnectionsTheTransportKeeps() async throws {
         // The connections libcurl kept alive for later requests stayed open after shutdown(),
         // until the transport itself was released, which an app holding it never does.
-        let listener = try BlackholeListener.boundSocket()
+        let listener = try boundLoopbackSocket()
         defer { close(listener) }
         #expect(listen(listener, 4) == 0)
-        let port = try BlackholeListener.port(of: listener)
+        let port = try boundPort(of: listener)
         // Answers one request on a kept-alive connection, then tells whether the client closed
         // it (true) or left it open for 30 seconds (false).
         let closedByClient = Task {
@@ -894,11 +894,11 @@ extension CurlTransportTests {
     @Test func theConnectionsAreClosedOnExecSoChildProcessesDoNotHoldThem() async throws {
         // libcurl opens its sockets without close-on-exec: a program an app starts would hold
         // the app's connections open, TLS sessions and all, for as long as it runs.
-        let listener = try BlackholeListener.boundSocket()
+        let listener = try boundLoopbackSocket()
         defer { close(listener) }
         #expect(listen(listener, 4) == 0)
         BlackholeListener.limitWaits(of: listener)
-        let port = try BlackholeListener.port(of: listener)
+        let port = try boundPort(of: listener)
         // Answers one request and keeps the connection open; returns it and the client's port.
         let served = Task {
             await onOwnThread { () -> (connection: Int32, clientPort: Int)? in
@@ -928,7 +928,7 @@ extension CurlTransportTests {
         // The client's end of the connection libcurl keeps for the next request.
         let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
         let connection = descriptors.first { descriptor in
-            (try? BlackholeListener.port(of: descriptor)) == server.clientPort
+            (try? boundPort(of: descriptor)) == server.clientPort
         }
         let descriptor = try #require(connection)
         #expect(fcntl(descriptor, F_GETFD) & FD_CLOEXEC != 0)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Rebound
 import ReboundCurl
 import ReboundMockBackend
+import TestSupport
 import Testing
 
 /// Every way a server or the network can fail a call, sent through `APIDataManager` with the
@@ -213,9 +214,9 @@ import Testing
             server = loopback
             baseURL = loopback.baseURL
         case .refusingConnections:
-            let socket = try BlackholeListener.boundSocket()
+            let socket = try boundLoopbackSocket()
             reservation = socket
-            baseURL = "http://127.0.0.1:\(try BlackholeListener.port(of: socket))"
+            baseURL = "http://127.0.0.1:\(try boundPort(of: socket))"
         case .unresolvableName:
             baseURL = "http://rebound-fault-matrix.invalid"
         case .untrustedCertificate:

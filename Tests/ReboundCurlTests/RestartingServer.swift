@@ -18,9 +18,9 @@ final class RestartingServer: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init() throws {
-        let reservation = try BlackholeListener.boundSocket()
+        let reservation = try boundLoopbackSocket()
         do {
-            port = try BlackholeListener.port(of: reservation)
+            port = try boundPort(of: reservation)
         } catch {
             Glibc.close(reservation)
             throw error
@@ -34,10 +34,10 @@ final class RestartingServer: Sendable {
 
     /// Listens again and serves one connection as described above, on a thread of its own.
     func serveOneConnection() throws {
-        let listener = try BlackholeListener.boundSocket(port: port)
+        let listener = try boundLoopbackSocket(port: port)
         guard listen(listener, 4) == 0 else {
             Glibc.close(listener)
-            throw BlackholeListener.SocketError(operation: "listen")
+            throw LoopbackSocketError(operation: "listen")
         }
         BlackholeListener.limitWaits(of: listener)
         Thread { [done] in

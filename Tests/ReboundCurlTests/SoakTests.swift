@@ -121,7 +121,7 @@ import Testing
                 FaultMatrixTests.tasks,
                 LoopbackRoute("GET", pathPrefix: "/faults", handler: FaultMatrixTests.tasks.handler),
             ])
-        let refused = try BlackholeListener.boundSocket()
+        let refused = try boundLoopbackSocket()
         let tls = TLSServerFixture.isAvailable ? try await TLSServerFixture.start() : nil
         defer {
             tls?.stop()
@@ -140,7 +140,7 @@ import Testing
                 server.faults.inject(LoopbackFaultRule("GET", "/faults/\(index)", fault: injected))
                 baseURL = server.baseURL
             case .refusingConnections:
-                baseURL = "http://127.0.0.1:\(try BlackholeListener.port(of: refused))"
+                baseURL = "http://127.0.0.1:\(try boundPort(of: refused))"
             case .unresolvableName:
                 baseURL = "http://rebound-soak.invalid"
             case .untrustedCertificate:

@@ -3,6 +3,7 @@ import HTTPTypes
 import Rebound
 import ReboundCurl
 import ReboundMockBackend
+import TestSupport
 import Testing
 
 /// Stale-if-error over the real libcurl transport against a loopback server that goes down:
@@ -65,8 +66,11 @@ import Testing
             try await server.shutdown()
             throw error
         }
-        // The backend is gone: connections are refused, and the answer still stands in.
+        // The backend is gone: connections are refused, and the answer still stands in. The port
+        // stays bound, not listening, so that no other test's server can be given it meanwhile.
         try await server.shutdown()
+        let reservation = try boundLoopbackSocket(port: server.port)
+        defer { close(reservation) }
         let answer = try await api.response(for: Self.stale)
         #expect(answer.value == Self.tasks)
         #expect(answer.staleness?.failure.firstError(in: NetworkErrorCode.self)?.code == .cannotConnect)
