@@ -30,11 +30,19 @@ PARALLEL_TESTS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
 SANITIZED_TEST_WIDTH ?= 4
 SANITIZED_PARALLEL_TESTS = --experimental-maximum-parallelization-width $(SANITIZED_TEST_WIDTH)
 
-## Sets up, then checks formatting and the API documentation, runs every test, type-checks the
+## Sets up, then checks formatting, runs every test, builds the API documentation, type-checks the
 ## documentation's Swift samples against the build, compares the public API with api/, runs the
-## fault matrix alone, runs the exporter tests in a build with the OTel trait, runs each fuzz
-## target for a few seconds (so that they stay built and clean), and runs the tests again under
-## the address and the thread sanitizers.
+## fault matrix alone, runs the exporter tests, runs each fuzz target for a few seconds (so that
+## they stay built and clean), and runs the tests again under the address and the thread
+## sanitizers.
+##
+## Everything but the sanitized suites runs on one debug build in .build with the package trait
+## OTel (TEST_TRAITS), so that swift-otel's exporter tests need no second build of the package: the
+## trait only adds ReboundOTel's code and the example's OTLP option. The sanitized builds, like
+## `make run`, build without it, so both configurations are built and tested. The steps after the
+## first build run on it with `--skip-build` (SKIP_BUILD): SwiftPM compiles its build plugins, and
+## the code swift-protobuf's plugin generates, again whenever the environment differs from the last
+## build's (REBOUND_FAULT_MATRIX, a sub-make's MAKELEVEL), which cost minutes over the run.
 ##
 ## The fault matrix always runs alone in its process, after the rest of the suite: its calls
 ## retry within deadlines of a few seconds, and on two cores other tests running beside it
@@ -43,33 +51,38 @@ SANITIZED_PARALLEL_TESTS = --experimental-maximum-parallelization-width $(SANITI
 ## it takes both cores for seconds, which other tests' timing does not survive under a sanitizer,
 ## and its burst of connections overflows the loopback server's backlog when the server's threads
 ## are held up.
-test: setup-tests lint docs
-	SWIFT=$(SWIFT) scripts/test.sh tests $(PARALLEL_TESTS) --skip FaultMatrixTests --skip CurlTransportScaleTests
-	SWIFT=$(SWIFT) scripts/test.sh scale --filter CurlTransportScaleTests
-	$(MAKE) test-libcurl8
-	scripts/check-samples.py
+TEST_TRAITS = --traits OTel
+test: setup-tests lint
+	SWIFT=$(SWIFT) scripts/test.sh tests $(TEST_TRAITS) $(PARALLEL_TESTS) \
+	    --skip FaultMatrixTests --skip CurlTransportScaleTests --skip ReboundExportTests
+	scripts/docs.py
+	SWIFT=$(SWIFT) scripts/test.sh scale --skip-build $(TEST_TRAITS) --filter CurlTransportScaleTests
+	$(MAKE) test-libcurl8 TRAITS="$(TEST_TRAITS)" SKIP_BUILD=--skip-build
+	scripts/check-samples.py --trait OTel
 	scripts/api-summary.py --check
-	$(MAKE) fault-matrix
-	$(MAKE) test-otel OTEL_SCRATCH=.build
+	$(MAKE) fault-matrix TRAITS="$(TEST_TRAITS)" SKIP_BUILD=--skip-build
+	$(MAKE) test-otel OTEL_SCRATCH=.build SKIP_BUILD=--skip-build
 	$(MAKE) fuzz FUZZ_SECONDS=3
 	$(MAKE) test-asan
 	$(MAKE) test-tsan
 
 ## Every fault of docs/reliability.md through the recovery pipeline, alone in its process so that
 ## its count of open file descriptors is exact; prints chains, attempts and overshoots as a table.
+## Here and in test-libcurl8, TRAITS (empty by default) are the build's package traits, and
+## SKIP_BUILD=--skip-build runs on the build that is there, as `make test` does.
 fault-matrix: setup-tests
-	REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix --filter FaultMatrixTests
+	REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix $(SKIP_BUILD) $(TRAITS) --filter FaultMatrixTests
 
 ## The tests again, the fault matrix included, on libcurl 8 in place of Debian 12's 7.88: libcurl
 ## 8.14 as bookworm-backports ships it (Debian 13's), fetched into .build-libcurl8 without being
 ## installed (scripts/libcurl8.sh). The transport reads libcurl's result codes and texts, some
 ## of which changed between the two (docs/transport.md, "libcurl 8").
 test-libcurl8: setup-tests
-	$(SWIFT) build --build-tests
-	LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" SWIFT=$(SWIFT) scripts/test.sh libcurl8 --skip-build \
-	    $(PARALLEL_TESTS) --skip FaultMatrixTests --skip CurlTransportScaleTests
+	$(if $(SKIP_BUILD),,$(SWIFT) build --build-tests $(TRAITS))
+	LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" SWIFT=$(SWIFT) scripts/test.sh libcurl8 --skip-build $(TRAITS) \
+	    $(PARALLEL_TESTS) --skip FaultMatrixTests --skip CurlTransportScaleTests --skip ReboundExportTests
 	LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) \
-	    scripts/test.sh libcurl8-fault-matrix --skip-build --filter FaultMatrixTests
+	    scripts/test.sh libcurl8-fault-matrix --skip-build $(TRAITS) --filter FaultMatrixTests
 
 ## 200,000 calls through the recovery pipeline against the loopback server, 5% of them faulty
 ## (every fault of the matrix), 32 in flight; checks memory, descriptors, leftovers and every
@@ -94,14 +107,12 @@ report-cost: setup
 ## the package trait OTel and a scratch path of its own, .build-otel (swift-otel takes minutes to
 ## build, so the default build never includes it).
 ##
-## `make test` builds it in .build instead, after every step that reads the default build there:
-## the trait changes the flags of the package's own modules, which compile again, but not those of
-## the dependencies they share, swift-nio among them: about 7 minutes from a fresh clone, against
-## about 9½ in a scratch path of its own. The next default build compiles the package's own
-## modules again (about 3 minutes).
+## `make test` runs them on its own build in .build, which has the trait (TEST_TRAITS). A default
+## build after it compiles the package's own modules again, without the trait (about 3 minutes).
 OTEL_SCRATCH ?= .build-otel
 test-otel: setup-tests
-	SWIFT=$(SWIFT) scripts/test.sh tests-otel --traits OTel --scratch-path $(OTEL_SCRATCH) --filter ReboundExportTests
+	SWIFT=$(SWIFT) scripts/test.sh tests-otel $(SKIP_BUILD) --traits OTel --scratch-path $(OTEL_SCRATCH) \
+	    --filter ReboundExportTests
 
 ## The whole suite under the address sanitizer, in a scratch path of its own, the end-to-end tests
 ## (which run the sanitized tools as processes, two cores' worth of work) after the rest, so that
@@ -135,12 +146,12 @@ lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources Benchmarks/OverloadScenario
 
 ## The libraries' DocC documentation, in .build/docs/<module>.doccarchive; any warning (a broken
-## link, an undocumented parameter) fails it. One run for the four: each run of the plugin spends
-## about 12 s before it builds anything.
-docs:
-	mkdir -p .build/docs
-	$(SWIFT) package --disable-sandbox generate-documentation --target Rebound --target ReboundCurl \
-		--target ReboundTesting --target ReboundReportAnalysis --output-path .build/docs --warnings-as-errors
+## link, an undocumented parameter) fails it. scripts/docs.py runs DocC on the symbol graphs of the
+## debug build, as SwiftPM's DocC plugin would on a build of its own (seconds, against more than a
+## minute and a half for the plugin's).
+docs: setup
+	$(SWIFT) build $(TRAITS)
+	scripts/docs.py
 
 ## Every ```swift block of README.md, docs/ and the DocC catalog, type-checked page by page
 ## against the debug build (scripts/check-samples.py).

@@ -46,7 +46,8 @@ let package = Package(
         // Built only with the `OTel` trait (ReboundOTel); OTLP over HTTP only, no gRPC.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
-        // Only for `swift package generate-documentation` (make docs); nothing links it.
+        // Only for `swift package generate-documentation` and `preview-documentation`; nothing links
+        // it, and `make docs` runs DocC on the debug build without it (scripts/docs.py).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [

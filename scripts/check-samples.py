@@ -20,9 +20,15 @@ which must give a reason:
 
     <!-- samples: skip (a reason) -->
 
+A block that needs a package trait (one that imports ReboundOTel, which is empty without the trait
+OTel) says so the same way; it is checked when the build has the trait and `--trait OTel` says so,
+as `make test` does, and skipped otherwise:
+
+    <!-- samples: trait OTel -->
+
 Pseudo-code and output take another fence (```text, or none).
 
-    scripts/check-samples.py [--scratch-path .build] [FILE.md ...]
+    scripts/check-samples.py [--scratch-path .build] [--trait OTel] [FILE.md ...]
 
 Needs a finished `swift build` (or `swift build --build-tests`) in the scratch path. Exits 1 when
 a page does not compile, 2 when the build or the toolchain is missing.
@@ -42,6 +48,7 @@ from pathlib import Path
 
 FENCE = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 SKIP = re.compile(r"^\s*<!--\s*samples:\s*skip\s*\((?P<reason>[^)]*)\)\s*-->\s*$")
+TRAIT = re.compile(r"^\s*<!--\s*samples:\s*trait\s+(?P<trait>\w+)\s*-->\s*$")
 
 
 @dataclass
@@ -56,6 +63,8 @@ class Page:
     blocks: list[Block] = field(default_factory=list)
     manifests: list[Block] = field(default_factory=list)
     skipped: int = 0
+    # The blocks left out because the build lacks the trait they need, by trait.
+    without_trait: dict[str, int] = field(default_factory=dict)
 
 
 def default_pages(root: Path) -> list[Path]:
@@ -65,8 +74,9 @@ def default_pages(root: Path) -> list[Path]:
     return [p for p in pages if p.is_file()]
 
 
-def read_page(path: Path) -> Page:
-    """Collects the page's swift blocks, in order; raises ValueError for a malformed page."""
+def read_page(path: Path, traits: set[str]) -> Page:
+    """Collects the page's swift blocks, in order, but those that need a trait not in `traits`;
+    raises ValueError for a malformed page."""
     page = Page(path)
     lines = path.read_text(encoding="utf-8").splitlines()
     previous = ""  # the last non-blank line before the current one
@@ -95,6 +105,7 @@ def read_page(path: Path) -> Page:
         index += 1
         language = info.split()[0] if info else ""
         skip = SKIP.match(previous)
+        trait = TRAIT.match(previous)
         previous = ""
         if language != "swift":
             continue
@@ -102,6 +113,9 @@ def read_page(path: Path) -> Page:
             if not skip["reason"].strip():
                 raise ValueError(f"{path}:{start}: a skipped sample must say why: <!-- samples: skip (reason) -->")
             page.skipped += 1
+            continue
+        if trait and trait["trait"] not in traits:
+            page.without_trait[trait["trait"]] = page.without_trait.get(trait["trait"], 0) + 1
             continue
         block = Block(start + 2, code)
         first = next((c.strip() for c in code if c.strip() and not c.strip().startswith("//")), "")
@@ -182,6 +196,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scratch-path", default=".build", help="the build's scratch path (.build)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--trait", action="append", default=[],
+                        help="a package trait the build has, whose samples are checked too (repeatable)")
     parser.add_argument("pages", nargs="*", type=Path, help="pages to check (all by default)")
     options = parser.parse_args()
 
@@ -193,7 +209,7 @@ def main() -> int:
         return 2
     try:
         flags = build_flags(Path(options.scratch_path))
-        pages = [read_page(p) for p in (options.pages or default_pages(root))]
+        pages = [read_page(p, set(options.trait)) for p in (options.pages or default_pages(root))]
     except (FileNotFoundError, ValueError) as error:
         print(f"check-samples: {error}", file=sys.stderr)
         return 2
@@ -235,6 +251,12 @@ def main() -> int:
     blocks = sum(len(p.blocks) + len(p.manifests) for p in pages)
     skipped = sum(p.skipped for p in pages)
     skipped_text = f", {skipped} skipped with a reason" if skipped else ""
+    without: dict[str, int] = {}
+    for page in pages:
+        for trait, count in page.without_trait.items():
+            without[trait] = without.get(trait, 0) + count
+    for trait, count in sorted(without.items()):
+        skipped_text += f", {count} left for a build with the trait {trait}"
     print(f"check-samples: {blocks} swift blocks on {len(pages)} pages{skipped_text}; {failures} failed "
           f"({len(jobs)} swiftc runs, {time.monotonic() - started:.1f} s)")
     return 1 if failures else 0

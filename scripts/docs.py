@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Builds the DocC documentation of the libraries from the debug build (`make docs`).
+
+    scripts/docs.py
+
+For each library it extracts the public symbol graph from the built module with
+swift-symbolgraph-extract, as SwiftPM does for the DocC plugin (public symbols, synthesized members
+and extension blocks included), and runs `docc convert` with its catalog, if it has one, into
+.build/docs/<Module>.doccarchive. Any DocC warning (a broken link, an undocumented parameter) fails
+it. The plugin (`swift package generate-documentation`) builds the modules once more for itself;
+this reads the build that is already there.
+
+Needs a finished `swift build` in .build. Exits 1 when DocC reports a problem, 2 when the
+build or the toolchain is missing.
+"""
+
+import argparse
+import concurrent.futures
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ["Rebound", "ReboundCurl", "ReboundTesting", "ReboundReportAnalysis"]
+
+
+def build_flags() -> list[str]:
+    """The search paths of the debug build's modules, as the API summary reads them."""
+    spec = importlib.util.spec_from_file_location("api_summary", ROOT / "scripts" / "api-summary.py")
+    summary = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(summary)
+    return summary.build_flags()
+
+
+def document(module: str, flags: list[str], triple: str, graphs: Path, output: Path) -> tuple[bool, str]:
+    """Extracts `module`'s symbol graph into `graphs` and converts it into `output`."""
+    graphs.mkdir(parents=True)
+    extract = subprocess.run(
+        ["swift-symbolgraph-extract", "-module-name", module, "-target", triple, "-output-dir", str(graphs),
+         "-minimum-access-level", "public", "-emit-extension-block-symbols", *flags],
+        capture_output=True, text=True)
+    if extract.returncode != 0:
+        return False, (extract.stdout + extract.stderr).strip()
+    catalogs = sorted((ROOT / "Sources" / module).glob("*.docc"))
+    shutil.rmtree(output, ignore_errors=True)
+    convert = subprocess.run(
+        ["docc", "convert", *(str(c) for c in catalogs[:1]),
+         "--fallback-display-name", module, "--fallback-bundle-identifier", module,
+         "--additional-symbol-graph-dir", str(graphs), "--output-path", str(output), "--emit-lmdb-index",
+         "--warnings-as-errors"],
+        capture_output=True, text=True)
+    return convert.returncode == 0, (convert.stdout + convert.stderr).strip()
+
+
+def main() -> int:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
+    if shutil.which("docc") is None or shutil.which("swift-symbolgraph-extract") is None:
+        print("docs: docc or swift-symbolgraph-extract is not on PATH (both come with Swift)", file=sys.stderr)
+        return 2
+    try:
+        flags = build_flags()
+    except FileNotFoundError as error:
+        print(f"docs: {error}", file=sys.stderr)
+        return 2
+    target = subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True)
+    triple = json.loads(target.stdout)["target"]["triple"]
+    out = ROOT / ".build" / "docs"
+    out.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    with tempfile.TemporaryDirectory(prefix="docs.") as temporary, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {
+            module: pool.submit(document, module, flags, triple, Path(temporary) / module,
+                                out / f"{module}.doccarchive")
+            for module in MODULES
+        }
+        for module, future in futures.items():
+            ok, output = future.result()
+            if ok:
+                print(f"docs: {out / module}.doccarchive")
+                continue
+            failures += 1
+            print(f"== docs: {module} ==")
+            print(output)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
