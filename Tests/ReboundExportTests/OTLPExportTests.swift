@@ -7,6 +7,7 @@
     import ReboundMockBackend
     import ReboundOTel
     import Synchronization
+    import TestSupport
     import Testing
     import Tracing
 
@@ -145,9 +146,12 @@
             let transport = CurlTransport()
             defer { transport.shutdown() }
             let diagnostics = CapturingLogHandler.Box()
+            // Held bound and not listening for the whole test: no other test's server can be given it.
+            let collector = try boundLoopbackSocket()
+            defer { close(collector) }
             let export = try OTLPExport(
                 configuration: .init(
-                    endpoint: "http://127.0.0.1:\(try await ExternalServer.unusedPort())", serviceName: "export-tests",
+                    endpoint: "http://127.0.0.1:\(try boundPort(of: collector))", serviceName: "export-tests",
                     scheduleDelay: .milliseconds(50), timeout: .seconds(1),
                     diagnosticLogger: Logger(label: "otel") { _ in CapturingLogHandler(box: diagnostics) }))
             let exporting = Task { try await export.run() }
