@@ -21,14 +21,14 @@ which must give a reason:
     <!-- samples: skip (a reason) -->
 
 A block that needs a package trait (one that imports ReboundOTel, which is empty without the trait
-OTel) says so the same way; it is checked when the build has the trait and `--trait OTel` says so,
+OTel) says so the same way; it is checked when the build has the trait and `--traits OTel` says so,
 as `make test` does, and skipped otherwise:
 
     <!-- samples: trait OTel -->
 
 Pseudo-code and output take another fence (```text, or none).
 
-    scripts/check-samples.py [--scratch-path .build] [--trait OTel] [FILE.md ...]
+    scripts/check-samples.py [--scratch-path .build] [--traits OTel] [FILE.md ...]
 
 Needs a finished `swift build` (or `swift build --build-tests`) in the scratch path. Exits 1 when
 a page does not compile, 2 when the build or the toolchain is missing.
@@ -196,8 +196,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scratch-path", default=".build", help="the build's scratch path (.build)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
-    parser.add_argument("--trait", action="append", default=[],
-                        help="a package trait the build has, whose samples are checked too (repeatable)")
+    parser.add_argument("--traits", default="",
+                        help="the package traits the build has, comma-separated as for `swift build`: "
+                             "the samples that need them are checked too")
     parser.add_argument("pages", nargs="*", type=Path, help="pages to check (all by default)")
     options = parser.parse_args()
 
@@ -209,7 +210,8 @@ def main() -> int:
         return 2
     try:
         flags = build_flags(Path(options.scratch_path))
-        pages = [read_page(p, set(options.trait)) for p in (options.pages or default_pages(root))]
+        traits = {t.strip() for t in options.traits.split(",") if t.strip()}
+        pages = [read_page(p, traits) for p in (options.pages or default_pages(root))]
     except (FileNotFoundError, ValueError) as error:
         print(f"check-samples: {error}", file=sys.stderr)
         return 2

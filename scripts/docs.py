@@ -4,8 +4,8 @@
     scripts/docs.py
 
 For each library it extracts the public symbol graph from the built module with
-swift-symbolgraph-extract, as SwiftPM does for the DocC plugin (public symbols, synthesized members
-and extension blocks included), and runs `docc convert` with its catalog, if it has one, into
+swift-symbolgraph-extract, with the symbols SwiftPM gives the DocC plugin (public ones, synthesized
+members, extension blocks and inherited doc comments), and runs `docc convert` with its catalog, if it has one, into
 .build/docs/<Module>.doccarchive. Any DocC warning (a broken link, an undocumented parameter) fails
 it. The plugin (`swift package generate-documentation`) builds the modules once more for itself;
 this reads the build that is already there.
@@ -58,8 +58,9 @@ def document(module: str, flags: list[str], triple: str, graphs: Path, output: P
 
 def main() -> int:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
-    if shutil.which("docc") is None or shutil.which("swift-symbolgraph-extract") is None:
-        print("docs: docc or swift-symbolgraph-extract is not on PATH (both come with Swift)", file=sys.stderr)
+    if any(shutil.which(tool) is None for tool in ("swiftc", "docc", "swift-symbolgraph-extract")):
+        print("docs: swiftc, docc or swift-symbolgraph-extract is not on PATH (all come with Swift)",
+              file=sys.stderr)
         return 2
     try:
         flags = build_flags()
