@@ -29,9 +29,6 @@ PARALLEL_TESTS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
 ## second.
 SANITIZED_TEST_WIDTH ?= 4
 SANITIZED_PARALLEL_TESTS = --experimental-maximum-parallelization-width $(SANITIZED_TEST_WIDTH)
-## The sanitized builds write no index records for the system's modules (Foundation, Glibc):
-## nothing reads them in those scratch paths, and a build takes about 6% less.
-SANITIZED_BUILD_FLAGS = -Xswiftc -index-ignore-system-modules
 
 ## Sets up, then checks formatting, runs every test, builds the API documentation, type-checks the
 ## documentation's Swift samples against the build, compares the public API with api/, runs the
@@ -45,7 +42,7 @@ SANITIZED_BUILD_FLAGS = -Xswiftc -index-ignore-system-modules
 ## `make run`, build without it, so both configurations are built and tested. The steps after the
 ## first build run on it with `--skip-build` (SKIP_BUILD): SwiftPM compiles its build plugins, and
 ## the code swift-protobuf's plugin generates, again whenever the environment differs from the last
-## build's (REBOUND_FAULT_MATRIX, a sub-make's MAKELEVEL), which cost minutes over the run.
+## build's (REBOUND_FAULT_MATRIX, a sub-make's MAKELEVEL), 20 to 50 s each time.
 ##
 ## The fault matrix always runs alone in its process, after the rest of the suite: its calls
 ## retry within deadlines of a few seconds, and on two cores other tests running beside it
@@ -69,12 +66,15 @@ test: setup-tests lint
 	$(MAKE) test-asan
 	$(MAKE) test-tsan
 
+## The package traits of the build that fault-matrix, test-libcurl8, docs, samples and api build
+## and read: `TRAITS="--traits OTel"` runs them on `make test`'s build without building it again.
+TRAITS ?=
+## `--skip-build` runs fault-matrix, test-libcurl8 and test-otel on the build that is there, as
+## `make test` does.
+SKIP_BUILD ?=
+
 ## Every fault of docs/reliability.md through the recovery pipeline, alone in its process so that
 ## its count of open file descriptors is exact; prints chains, attempts and overshoots as a table.
-## TRAITS (empty by default; `TRAITS="--traits OTel"` as `make test` builds) are the package traits
-## of the build this target, test-libcurl8, docs, samples and api build and read, so that they can
-## run on `make test`'s build without building it again; SKIP_BUILD=--skip-build runs this target,
-## test-libcurl8 and test-otel on the build that is there, as `make test` does.
 fault-matrix: setup-tests
 	REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix $(SKIP_BUILD) $(TRAITS) --filter FaultMatrixTests
 
@@ -126,26 +126,26 @@ test-otel: setup-tests
 ## says why. The suite runs four tests at a time (SANITIZED_TEST_WIDTH).
 test-asan: setup-tests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-asan --sanitize=address $(SANITIZED_BUILD_FLAGS) --scratch-path .build-asan $(SANITIZED_PARALLEL_TESTS) \
+		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan $(SANITIZED_PARALLEL_TESTS) \
 		--skip FaultMatrixTests --skip CurlTransportScaleTests --skip '^EndToEndTests\.'
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh end-to-end-asan --sanitize=address $(SANITIZED_BUILD_FLAGS) --scratch-path .build-asan --filter '^EndToEndTests\.'
+		scripts/test.sh end-to-end-asan --sanitize=address --scratch-path .build-asan --filter '^EndToEndTests\.'
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh scale-asan --sanitize=address $(SANITIZED_BUILD_FLAGS) --scratch-path .build-asan --filter CurlTransportScaleTests
+		scripts/test.sh scale-asan --sanitize=address --scratch-path .build-asan --filter CurlTransportScaleTests
 	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh fault-matrix-asan --sanitize=address $(SANITIZED_BUILD_FLAGS) --scratch-path .build-asan --filter FaultMatrixTests
+		scripts/test.sh fault-matrix-asan --sanitize=address --scratch-path .build-asan --filter FaultMatrixTests
 
 ## As under the address sanitizer: the suite four tests at a time, then the end-to-end tests.
 test-tsan: setup-tests
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-tsan --sanitize=thread $(SANITIZED_BUILD_FLAGS) --scratch-path .build-tsan $(SANITIZED_PARALLEL_TESTS) \
+		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan $(SANITIZED_PARALLEL_TESTS) \
 		--skip FaultMatrixTests --skip CurlTransportScaleTests --skip '^EndToEndTests\.'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh end-to-end-tsan --sanitize=thread $(SANITIZED_BUILD_FLAGS) --scratch-path .build-tsan --filter '^EndToEndTests\.'
+		scripts/test.sh end-to-end-tsan --sanitize=thread --scratch-path .build-tsan --filter '^EndToEndTests\.'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh scale-tsan --sanitize=thread $(SANITIZED_BUILD_FLAGS) --scratch-path .build-tsan --filter CurlTransportScaleTests
+		scripts/test.sh scale-tsan --sanitize=thread --scratch-path .build-tsan --filter CurlTransportScaleTests
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh fault-matrix-tsan --sanitize=thread $(SANITIZED_BUILD_FLAGS) --scratch-path .build-tsan --filter FaultMatrixTests
+		scripts/test.sh fault-matrix-tsan --sanitize=thread --scratch-path .build-tsan --filter FaultMatrixTests
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources Benchmarks/OverloadScenario

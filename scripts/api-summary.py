@@ -14,6 +14,7 @@ shows as a line added, removed or changed in review.
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib.util
 import json
 import re
@@ -39,16 +40,29 @@ def build_flags() -> list[str]:
     return flags
 
 
+@functools.cache
+def target_triple() -> str:
+    target = subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True)
+    return json.loads(target.stdout)["target"]["triple"]
+
+
+def extract_symbol_graphs(module: str, flags: list[str], output: Path, *options: str) -> subprocess.CompletedProcess:
+    """Runs swift-symbolgraph-extract on the built `module`, public symbols only, into `output`
+    (made here), with `options` besides; returns its result, output captured."""
+    output.mkdir(parents=True)
+    tool = shutil.which("swift-symbolgraph-extract") or "swift-symbolgraph-extract"
+    return subprocess.run(
+        [tool, "-module-name", module, "-target", target_triple(), "-output-dir", str(output),
+         "-minimum-access-level", "public", *options, *flags],
+        capture_output=True, text=True)
+
+
 def summary(module: str, flags: list[str], workdir: Path) -> str:
     output = workdir / module
-    output.mkdir()
-    tool = shutil.which("swift-symbolgraph-extract") or "swift-symbolgraph-extract"
-    target = subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True)
-    triple = json.loads(target.stdout)["target"]["triple"]
-    subprocess.run(
-        [tool, "-module-name", module, "-target", triple, "-output-dir", str(output),
-         "-minimum-access-level", "public", "-skip-synthesized-members", *flags],
-        check=True)
+    extracted = extract_symbol_graphs(module, flags, output, "-skip-synthesized-members")
+    if extracted.returncode != 0:
+        sys.stderr.write(extracted.stdout + extracted.stderr)
+        extracted.check_returncode()
     lines: set[str] = set()
     for graph in sorted(output.glob("*.symbols.json")):
         # Rebound@Swift.symbols.json: extensions of another module's types.

@@ -43,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,8 +64,8 @@ class Page:
     blocks: list[Block] = field(default_factory=list)
     manifests: list[Block] = field(default_factory=list)
     skipped: int = 0
-    # The blocks left out because the build lacks the trait they need, by trait.
-    without_trait: dict[str, int] = field(default_factory=dict)
+    # The trait each block left out needs, for the blocks left out because the build lacks it.
+    without_trait: list[str] = field(default_factory=list)
 
 
 def default_pages(root: Path) -> list[Path]:
@@ -115,7 +116,7 @@ def read_page(path: Path, traits: set[str]) -> Page:
             page.skipped += 1
             continue
         if trait and trait["trait"] not in traits:
-            page.without_trait[trait["trait"]] = page.without_trait.get(trait["trait"], 0) + 1
+            page.without_trait.append(trait["trait"])
             continue
         block = Block(start + 2, code)
         first = next((c.strip() for c in code if c.strip() and not c.strip().startswith("//")), "")
@@ -253,11 +254,7 @@ def main() -> int:
     blocks = sum(len(p.blocks) + len(p.manifests) for p in pages)
     skipped = sum(p.skipped for p in pages)
     skipped_text = f", {skipped} skipped with a reason" if skipped else ""
-    without: dict[str, int] = {}
-    for page in pages:
-        for trait, count in page.without_trait.items():
-            without[trait] = without.get(trait, 0) + count
-    for trait, count in sorted(without.items()):
+    for trait, count in sorted(Counter(t for p in pages for t in p.without_trait).items()):
         skipped_text += f", {count} left for a build with the trait {trait}"
     print(f"check-samples: {blocks} swift blocks on {len(pages)} pages{skipped_text}; {failures} failed "
           f"({len(jobs)} swiftc runs, {time.monotonic() - started:.1f} s)")

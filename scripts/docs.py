@@ -3,10 +3,10 @@
 
     scripts/docs.py
 
-For each library it extracts the public symbol graph from the built module with
-swift-symbolgraph-extract, with the symbols SwiftPM gives the DocC plugin (public ones, synthesized
-members, extension blocks and inherited doc comments), and runs `docc convert` with its catalog, if it has one, into
-.build/docs/<Module>.doccarchive. Any DocC warning (a broken link, an undocumented parameter) fails
+For each library it extracts the symbol graph of the built module with swift-symbolgraph-extract,
+with the symbols SwiftPM gives the DocC plugin (public ones, synthesized members, extension blocks
+and inherited doc comments), and runs `docc convert` with the library's catalog, if it has one,
+into .build/docs/<Module>.doccarchive. Any DocC warning (a broken link, an undocumented parameter) fails
 it. The plugin (`swift package generate-documentation`) builds the modules once more for itself;
 this reads the build that is already there.
 
@@ -17,7 +17,6 @@ build or the toolchain is missing.
 import argparse
 import concurrent.futures
 import importlib.util
-import json
 import shutil
 import subprocess
 import sys
@@ -28,21 +27,17 @@ ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["Rebound", "ReboundCurl", "ReboundTesting", "ReboundReportAnalysis"]
 
 
-def build_flags() -> list[str]:
-    """The search paths of the debug build's modules, as the API summary reads them."""
+def load_api_summary():
+    """scripts/api-summary.py, which reads the debug build's flags and extracts symbol graphs."""
     spec = importlib.util.spec_from_file_location("api_summary", ROOT / "scripts" / "api-summary.py")
     summary = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(summary)
-    return summary.build_flags()
+    return summary
 
 
-def document(module: str, flags: list[str], triple: str, graphs: Path, output: Path) -> tuple[bool, str]:
+def document(api_summary, module: str, flags: list[str], graphs: Path, output: Path) -> tuple[bool, str]:
     """Extracts `module`'s symbol graph into `graphs` and converts it into `output`."""
-    graphs.mkdir(parents=True)
-    extract = subprocess.run(
-        ["swift-symbolgraph-extract", "-module-name", module, "-target", triple, "-output-dir", str(graphs),
-         "-minimum-access-level", "public", "-emit-extension-block-symbols", *flags],
-        capture_output=True, text=True)
+    extract = api_summary.extract_symbol_graphs(module, flags, graphs, "-emit-extension-block-symbols")
     if extract.returncode != 0:
         return False, (extract.stdout + extract.stderr).strip()
     catalogs = sorted((ROOT / "Sources" / module).glob("*.docc"))
@@ -62,20 +57,19 @@ def main() -> int:
         print("docs: swiftc, docc or swift-symbolgraph-extract is not on PATH (all come with Swift)",
               file=sys.stderr)
         return 2
+    api_summary = load_api_summary()
     try:
-        flags = build_flags()
+        flags = api_summary.build_flags()
     except FileNotFoundError as error:
         print(f"docs: {error}", file=sys.stderr)
         return 2
-    target = subprocess.run(["swiftc", "-print-target-info"], capture_output=True, text=True, check=True)
-    triple = json.loads(target.stdout)["target"]["triple"]
     out = ROOT / ".build" / "docs"
     out.mkdir(parents=True, exist_ok=True)
     failures = 0
     with tempfile.TemporaryDirectory(prefix="docs.") as temporary, \
             concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         futures = {
-            module: pool.submit(document, module, flags, triple, Path(temporary) / module,
+            module: pool.submit(document, api_summary, module, flags, Path(temporary) / module,
                                 out / f"{module}.doccarchive")
             for module in MODULES
         }
