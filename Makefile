@@ -22,72 +22,92 @@ setup-tests:
 ## How many tests the parallel suites run at once. Unbounded, Swift Testing starts every test at
 ## once, and on two cores the concurrency runtime's queue grows so long that a job waits seconds
 ## for a thread: the mock backend's replies (tasks on that pool) then miss the clients' time
-## limits. Eight keeps the suite as fast and holds that wait under a second.
-TEST_WIDTH ?= 8
+## limits. Every suite of make test runs under a sanitizer, where each job runs several times
+## slower, and four at a time keep that wait near a second.
+TEST_WIDTH ?= 4
 PARALLEL_TESTS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
-## Under a sanitizer every job runs several times slower, and four at a time keep that wait near a
-## second.
-SANITIZED_TEST_WIDTH ?= 4
-SANITIZED_PARALLEL_TESTS = --experimental-maximum-parallelization-width $(SANITIZED_TEST_WIDTH)
 
-## Sets up, then checks formatting, runs every test, builds the API documentation, type-checks the
-## documentation's Swift samples against the build, compares the public API with api/, runs the
-## fault matrix alone, runs the exporter tests, runs each fuzz target for a few seconds (so that
-## they stay built and clean), and runs the tests again under the address and the thread
-## sanitizers.
+## Sets up, then checks formatting, runs every test under the address sanitizer, builds the API
+## documentation, type-checks the documentation's Swift samples against the build, compares the
+## public API with api/, runs the transport's tests and the fault matrix on libcurl 8, runs the fault
+## matrix alone, runs the exporter tests, runs each fuzz target for a few seconds (so that they stay
+## built and clean), and runs the tests again under the thread sanitizer.
 ##
-## Everything but the sanitized suites runs on one debug build in .build with the package trait
-## OTel (TEST_TRAITS), so that swift-otel's exporter tests need no second build of the package: the
-## trait only adds ReboundOTel's code and the example's OTLP option. The sanitized builds, like
-## `make run`, build without it, so both configurations are built and tested. The steps after the
-## first build run on it with `--skip-build` (SKIP_BUILD): SwiftPM compiles its build plugins, and
-## the code swift-protobuf's plugin generates, again whenever the environment differs from the last
-## build's (REBOUND_FAULT_MATRIX, a sub-make's MAKELEVEL), 20 to 50 s each time.
+## Everything but the thread-sanitized suites runs on one debug build in .build (TEST_BUILD_FLAGS):
+## - with the package trait OTel, so that swift-otel's exporter tests need no second build of the
+##   package (the trait only adds ReboundOTel's code and the example's OTLP option); the
+##   thread-sanitized build, like `make run`, has no trait, so both configurations are built and
+##   tested;
+## - with the address sanitizer on all Swift code (`-Xswiftc -sanitize=address`), so that the suite
+##   needs no address-sanitized build of its own. C code (swift-nio-ssl's copy of BoringSSL, which
+##   the trait brings in) is left uninstrumented: instrumenting it too costs about three minutes of
+##   building, and Rebound has no C code of its own.
+## The steps after the first build run on it with `--skip-build` (SKIP_BUILD): SwiftPM compiles its
+## build plugins, and the code swift-protobuf's plugin generates, again whenever the environment
+## differs from the last build's (REBOUND_FAULT_MATRIX, a sub-make's MAKELEVEL), 20 to 50 s each
+## time.
 ##
-## The fault matrix always runs alone in its process, after the rest of the suite: its calls
-## retry within deadlines of a few seconds, and on two cores other tests running beside it
-## (more so under a sanitizer) can hold the concurrency runtime's threads long enough to
-## change which attempt the deadline ends. The test of 5,000 connections at once runs alone too:
-## it takes both cores for seconds, which other tests' timing does not survive under a sanitizer,
-## and its burst of connections overflows the loopback server's backlog when the server's threads
-## are held up.
-TEST_TRAITS = --traits OTel
+## Under a sanitizer the end-to-end tests, which run the sanitized tools as processes (two cores'
+## worth of work), run after the rest, so that their load does not stretch other tests' calls past
+## their time limits. The fault matrix always runs alone in its process, after the rest of the
+## suite: its calls retry within deadlines of a few seconds, and on two cores other tests running
+## beside it (more so under a sanitizer) can hold the concurrency runtime's threads long enough to
+## change which attempt the deadline ends. The test of 5,000 connections at once runs alone too: it
+## takes both cores for seconds, which other tests' timing does not survive under a sanitizer, and
+## its burst of connections overflows the loopback server's backlog when the server's threads are
+## held up.
+TEST_BUILD_FLAGS = --traits OTel -Xswiftc -sanitize=address
 test: setup-tests lint
-	SWIFT=$(SWIFT) scripts/test.sh tests $(TEST_TRAITS) $(PARALLEL_TESTS) \
-	    --skip FaultMatrixTests --skip CurlTransportScaleTests --skip ReboundExportTests
-	scripts/docs.py
-	SWIFT=$(SWIFT) scripts/test.sh scale --skip-build $(TEST_TRAITS) --filter CurlTransportScaleTests
-	$(MAKE) test-libcurl8 TRAITS="$(TEST_TRAITS)" SKIP_BUILD=--skip-build
-	scripts/check-samples.py $(TEST_TRAITS)
-	scripts/api-summary.py --check
-	$(MAKE) fault-matrix TRAITS="$(TEST_TRAITS)" SKIP_BUILD=--skip-build
-	$(MAKE) test-otel OTEL_SCRATCH=.build SKIP_BUILD=--skip-build
-	$(MAKE) fuzz FUZZ_SECONDS=3
 	$(MAKE) test-asan
+	scripts/docs.py
+	$(ASAN_ENV) SWIFT=$(SWIFT) scripts/test.sh scale --skip-build $(TEST_BUILD_FLAGS) --filter CurlTransportScaleTests
+	$(MAKE) test-libcurl8 TEST_BUILD=1 SKIP_BUILD=--skip-build
+	scripts/check-samples.py --traits OTel
+	scripts/api-summary.py --check
+	$(MAKE) fault-matrix TEST_BUILD=1 SKIP_BUILD=--skip-build
+	$(MAKE) test-otel TEST_BUILD=1 SKIP_BUILD=--skip-build
+	$(MAKE) fuzz FUZZ_SECONDS=3
 	$(MAKE) test-tsan
 
-## The package traits of the build that fault-matrix, test-libcurl8, docs, samples and api build
-## and read: `TRAITS="--traits OTel"` runs them on `make test`'s build without building it again.
-TRAITS ?=
+## The build that fault-matrix, test-libcurl8, test-otel, docs, samples and api build and read: with
+## TEST_BUILD=1, make test's (TEST_BUILD_FLAGS), so that after `make test` they do not build .build
+## again (several minutes); otherwise the default debug build (test-otel: its own, in .build-otel).
+## test-asan always runs on make test's.
+TEST_BUILD ?=
+BUILD_FLAGS = $(if $(TEST_BUILD),$(TEST_BUILD_FLAGS))
 ## `--skip-build` runs fault-matrix, test-libcurl8 and test-otel on the build that is there, as
 ## `make test` does.
 SKIP_BUILD ?=
+## Leak detection is off and one report inside Foundation is suppressed (.asan-suppressions);
+## docs/reliability.md says why. Harmless for a build without the sanitizer.
+ASAN_ENV = ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS"
+
+## The whole suite under the address sanitizer, on make test's build (TEST_BUILD_FLAGS), four tests
+## at a time (TEST_WIDTH), then the end-to-end tests; make test's first step. The fault
+## matrix, the test of 5,000 connections and the exporter tests come later in make test.
+test-asan: setup-tests
+	$(ASAN_ENV) SWIFT=$(SWIFT) scripts/test.sh tests $(TEST_BUILD_FLAGS) $(PARALLEL_TESTS) \
+	    --skip FaultMatrixTests --skip CurlTransportScaleTests --skip ReboundExportTests --skip '^EndToEndTests\.'
+	$(ASAN_ENV) SWIFT=$(SWIFT) scripts/test.sh end-to-end --skip-build $(TEST_BUILD_FLAGS) --filter '^EndToEndTests\.'
 
 ## Every fault of docs/reliability.md through the recovery pipeline, alone in its process so that
 ## its count of open file descriptors is exact; prints chains, attempts and overshoots as a table.
 fault-matrix: setup-tests
-	REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix $(SKIP_BUILD) $(TRAITS) --filter FaultMatrixTests
+	$(ASAN_ENV) REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix $(SKIP_BUILD) $(BUILD_FLAGS) \
+	    --filter FaultMatrixTests
 
-## The tests again, the fault matrix included, on libcurl 8 in place of Debian 12's 7.88: libcurl
-## 8.14 as bookworm-backports ships it (Debian 13's), fetched into .build-libcurl8 without being
-## installed (scripts/libcurl8.sh). The transport reads libcurl's result codes and texts, some
-## of which changed between the two (docs/transport.md, "libcurl 8").
+## The tests that run libcurl (the transport's and the marketplace's, over loopback) and the fault
+## matrix again, on libcurl 8 in place of Debian 12's 7.88: libcurl 8.14 as bookworm-backports
+## ships it (Debian 13's), fetched into .build-libcurl8 without being installed
+## (scripts/libcurl8.sh). The transport reads libcurl's result codes and texts, some of which
+## changed between the two (docs/transport.md, "libcurl 8").
 test-libcurl8: setup-tests
-	$(if $(SKIP_BUILD),,$(SWIFT) build --build-tests $(TRAITS))
-	LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" SWIFT=$(SWIFT) scripts/test.sh libcurl8 --skip-build $(TRAITS) \
-	    $(PARALLEL_TESTS) --skip FaultMatrixTests --skip CurlTransportScaleTests --skip ReboundExportTests
-	LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) \
-	    scripts/test.sh libcurl8-fault-matrix --skip-build $(TRAITS) --filter FaultMatrixTests
+	$(if $(SKIP_BUILD),,$(SWIFT) build --build-tests $(BUILD_FLAGS))
+	$(ASAN_ENV) LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" SWIFT=$(SWIFT) scripts/test.sh libcurl8 --skip-build \
+	    $(BUILD_FLAGS) $(PARALLEL_TESTS) --filter '^ReboundCurlTests\.' --filter '^ReboundMarketplaceTests\.' \
+	    --skip FaultMatrixTests --skip CurlTransportScaleTests
+	$(ASAN_ENV) LD_LIBRARY_PATH="$$(scripts/libcurl8.sh)" REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) \
+	    scripts/test.sh libcurl8-fault-matrix --skip-build $(BUILD_FLAGS) --filter FaultMatrixTests
 
 ## 200,000 calls through the recovery pipeline against the loopback server, 5% of them faulty
 ## (every fault of the matrix), 32 in flight; checks memory, descriptors, leftovers and every
@@ -110,35 +130,17 @@ report-cost: setup
 
 ## ReboundOTel and ReboundPrometheus against a real OTLP receiver and Prometheus, in a build with
 ## the package trait OTel and a scratch path of its own, .build-otel (swift-otel takes minutes to
-## build, so the default build never includes it).
-##
-## `make test` runs them on its own build in .build, which has the trait (TEST_TRAITS). A default
-## build after it compiles the package's own modules again, without the trait (about 3 minutes).
-OTEL_SCRATCH ?= .build-otel
+## build, so the default build never includes it); with TEST_BUILD=1, on make test's build in
+## .build, which has the trait.
 test-otel: setup-tests
-	SWIFT=$(SWIFT) scripts/test.sh tests-otel $(SKIP_BUILD) --traits OTel --scratch-path $(OTEL_SCRATCH) \
-	    --filter ReboundExportTests
+	$(ASAN_ENV) SWIFT=$(SWIFT) scripts/test.sh tests-otel $(SKIP_BUILD) \
+	    $(if $(TEST_BUILD),$(TEST_BUILD_FLAGS),--traits OTel --scratch-path .build-otel) --filter ReboundExportTests
 
-## The whole suite under the address sanitizer, in a scratch path of its own, the end-to-end tests
-## (which run the sanitized tools as processes, two cores' worth of work) after the rest, so that
-## their load does not stretch other tests' calls past their time limits. Leak detection is
-## off and one report inside Foundation is suppressed (.asan-suppressions); docs/reliability.md
-## says why. The suite runs four tests at a time (SANITIZED_TEST_WIDTH).
-test-asan: setup-tests
-	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-asan --sanitize=address --scratch-path .build-asan $(SANITIZED_PARALLEL_TESTS) \
-		--skip FaultMatrixTests --skip CurlTransportScaleTests --skip '^EndToEndTests\.'
-	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh end-to-end-asan --sanitize=address --scratch-path .build-asan --filter '^EndToEndTests\.'
-	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh scale-asan --sanitize=address --scratch-path .build-asan --filter CurlTransportScaleTests
-	ASAN_OPTIONS="detect_leaks=0 suppressions=$(CURDIR)/.asan-suppressions $$ASAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh fault-matrix-asan --sanitize=address --scratch-path .build-asan --filter FaultMatrixTests
-
-## As under the address sanitizer: the suite four tests at a time, then the end-to-end tests.
+## The tests under the thread sanitizer, in a scratch path of its own, without the trait OTel: as
+## under the address sanitizer, the suite four tests at a time, then the end-to-end tests.
 test-tsan: setup-tests
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
-		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan $(SANITIZED_PARALLEL_TESTS) \
+		scripts/test.sh tests-tsan --sanitize=thread --scratch-path .build-tsan $(PARALLEL_TESTS) \
 		--skip FaultMatrixTests --skip CurlTransportScaleTests --skip '^EndToEndTests\.'
 	TSAN_OPTIONS="suppressions=$(CURDIR)/.tsan-suppressions $$TSAN_OPTIONS" SWIFT=$(SWIFT) \
 		scripts/test.sh end-to-end-tsan --sanitize=thread --scratch-path .build-tsan --filter '^EndToEndTests\.'
@@ -155,19 +157,19 @@ lint:
 ## debug build, as SwiftPM's DocC plugin would on a build of its own (seconds, against more than a
 ## minute and a half for the plugin's).
 docs: setup
-	$(SWIFT) build $(TRAITS)
+	$(SWIFT) build $(BUILD_FLAGS)
 	scripts/docs.py
 
 ## Every ```swift block of README.md, docs/ and the DocC catalog, type-checked page by page
 ## against the debug build (scripts/check-samples.py).
 samples: setup
-	$(SWIFT) build $(TRAITS)
-	scripts/check-samples.py $(TRAITS)
+	$(SWIFT) build $(BUILD_FLAGS)
+	scripts/check-samples.py $(if $(TEST_BUILD),--traits OTel)
 
 ## The public API of each library product as sorted text in api/ (scripts/api-summary.py);
 ## `make test` fails when the built API differs from it, so a public change is always deliberate.
 api: setup
-	$(SWIFT) build $(TRAITS)
+	$(SWIFT) build $(BUILD_FLAGS)
 	scripts/api-summary.py
 
 format:
