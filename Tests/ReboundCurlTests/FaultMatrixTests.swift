@@ -17,9 +17,10 @@ import Testing
 /// `make test` runs the matrix alone in its process, never beside other tests: on two cores they
 /// can hold the concurrency runtime's threads for seconds, and a retry within a 5 s deadline
 /// then meets the deadline instead. The bound on time and the count of descriptors are checked
-/// when `REBOUND_FAULT_MATRIX` is set, as `make fault-matrix` does without a sanitizer (it also
-/// prints the table of chains, attempts and overshoots); under a sanitizer only the chains,
-/// attempts and requests are.
+/// when `REBOUND_FAULT_MATRIX` is set, as `make fault-matrix` does (it also prints the table of
+/// chains, attempts and overshoots), on `make test`'s build with the address sanitizer too; under
+/// the thread sanitizer, which slows every call several times, only the chains, attempts and
+/// requests are.
 @Suite(.serialized) struct FaultMatrixTests {
     enum SampleCode: Int, ErrorCode {
         static let domain = "APIError"
@@ -163,7 +164,7 @@ import Testing
             if let requests = outcome.requests {
                 #expect(requests == fault.attempts * fault.requestsPerAttempt, "\(fault.name): requests")
             }
-            // A sanitizer slows every call several times: the bound is for the plain build.
+            // The thread sanitizer slows every call several times: its run leaves the bound out.
             if alone {
                 #expect(outcome.elapsed <= fault.limits.deadline + .seconds(2), "\(fault.name): \(outcome.elapsed)")
             }
