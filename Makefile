@@ -33,7 +33,9 @@ PARALLEL_TESTS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
 ## matrix alone, runs the exporter tests, runs each fuzz target for a few seconds (so that they stay
 ## built and clean), and runs the tests again under the thread sanitizer.
 ##
-## Everything but the thread-sanitized suites runs on one debug build in .build (TEST_BUILD_FLAGS):
+## Everything but the thread-sanitized suites runs on one debug build in a scratch path of its own,
+## .build-test (TEST_BUILD_FLAGS), so that switching between `make test` and `make run` or a plain
+## `swift build` rebuilds neither:
 ## - with the package trait OTel, so that swift-otel's exporter tests need no second build of the
 ##   package (the trait only adds ReboundOTel's code and the example's OTLP option); the
 ##   thread-sanitized build, like `make run`, has no trait, so both configurations are built and
@@ -56,25 +58,27 @@ PARALLEL_TESTS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
 ## takes both cores for seconds, which other tests' timing does not survive under a sanitizer, and
 ## its burst of connections overflows the loopback server's backlog when the server's threads are
 ## held up.
-TEST_BUILD_FLAGS = --traits OTel -Xswiftc -sanitize=address
+TEST_SCRATCH = .build-test
+TEST_BUILD_FLAGS = --traits OTel -Xswiftc -sanitize=address --scratch-path $(TEST_SCRATCH)
 test: setup-tests lint
 	$(MAKE) test-asan
-	scripts/docs.py
+	scripts/docs.py --scratch-path $(TEST_SCRATCH)
 	$(ASAN_ENV) SWIFT=$(SWIFT) scripts/test.sh scale --skip-build $(TEST_BUILD_FLAGS) --filter CurlTransportScaleTests
 	$(MAKE) test-libcurl8 TEST_BUILD=1 SKIP_BUILD=--skip-build
-	scripts/check-samples.py --traits OTel
-	scripts/api-summary.py --check
+	scripts/check-samples.py --scratch-path $(TEST_SCRATCH) --traits OTel
+	scripts/api-summary.py --check --scratch-path $(TEST_SCRATCH)
 	$(MAKE) fault-matrix TEST_BUILD=1 SKIP_BUILD=--skip-build
 	$(MAKE) test-otel TEST_BUILD=1 SKIP_BUILD=--skip-build
 	$(MAKE) fuzz FUZZ_SECONDS=3
 	$(MAKE) test-tsan
 
 ## The build that fault-matrix, test-libcurl8, test-otel, docs, samples and api build and read: with
-## TEST_BUILD=1, make test's (TEST_BUILD_FLAGS), so that after `make test` they do not build .build
-## again (several minutes); otherwise the default debug build (test-otel: its own, in .build-otel).
+## TEST_BUILD=1, make test's (TEST_BUILD_FLAGS, in .build-test), so that after `make test` they run
+## on its build; otherwise the default debug build in .build (test-otel: its own, in .build-otel).
 ## test-asan always runs on make test's.
 TEST_BUILD ?=
 BUILD_FLAGS = $(if $(TEST_BUILD),$(TEST_BUILD_FLAGS))
+SCRATCH = $(if $(TEST_BUILD),$(TEST_SCRATCH),.build)
 ## `--skip-build` runs fault-matrix, test-libcurl8 and test-otel on the build that is there, as
 ## `make test` does.
 SKIP_BUILD ?=
@@ -131,7 +135,7 @@ report-cost: setup
 ## ReboundOTel and ReboundPrometheus against a real OTLP receiver and Prometheus, in a build with
 ## the package trait OTel and a scratch path of its own, .build-otel (swift-otel takes minutes to
 ## build, so the default build never includes it); with TEST_BUILD=1, on make test's build in
-## .build, which has the trait.
+## .build-test, which has the trait.
 test-otel: setup-tests
 	$(ASAN_ENV) SWIFT=$(SWIFT) scripts/test.sh tests-otel $(SKIP_BUILD) \
 	    $(if $(TEST_BUILD),$(TEST_BUILD_FLAGS),--traits OTel --scratch-path .build-otel) --filter ReboundExportTests
@@ -158,19 +162,19 @@ lint:
 ## minute and a half for the plugin's).
 docs: setup
 	$(SWIFT) build $(BUILD_FLAGS)
-	scripts/docs.py
+	scripts/docs.py --scratch-path $(SCRATCH)
 
 ## Every ```swift block of README.md, docs/ and the DocC catalog, type-checked page by page
 ## against the debug build (scripts/check-samples.py).
 samples: setup
 	$(SWIFT) build $(BUILD_FLAGS)
-	scripts/check-samples.py $(if $(TEST_BUILD),--traits OTel)
+	scripts/check-samples.py --scratch-path $(SCRATCH) $(if $(TEST_BUILD),--traits OTel)
 
 ## The public API of each library product as sorted text in api/ (scripts/api-summary.py);
 ## `make test` fails when the built API differs from it, so a public change is always deliberate.
 api: setup
 	$(SWIFT) build $(BUILD_FLAGS)
-	scripts/api-summary.py
+	scripts/api-summary.py --scratch-path $(SCRATCH)
 
 format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Examples Benchmarks/TransportBenchmark Benchmarks/DecodingBenchmark Benchmarks/Reliability Benchmarks/AsyncHTTPClientBenchmark/Package.swift Benchmarks/AsyncHTTPClientBenchmark/Sources Benchmarks/OverloadScenario

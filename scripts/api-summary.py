@@ -5,6 +5,7 @@
     scripts/api-summary.py --check    compares them with the committed ones (`make test`), and
                                       checks that a module's DocC catalog lists each of its
                                       public types in its topics
+    --scratch-path PATH               the build to read (.build by default)
 
 The summary comes from the built modules through swift-symbolgraph-extract (in the toolchain),
 with the search paths of the package's C modules taken as the sample checker takes them. Each
@@ -13,6 +14,7 @@ shows as a line added, removed or changed in review.
 """
 from __future__ import annotations
 
+import argparse
 import difflib
 import functools
 import importlib.util
@@ -28,11 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 MODULES = ["Rebound", "ReboundCurl", "ReboundTesting", "ReboundMockBackend", "ReboundReportAnalysis", "ReboundPrometheus"]
 
 
-def build_flags() -> list[str]:
+def build_flags(scratch: Path) -> list[str]:
+    """The search paths of the debug build in `scratch`, as swift-symbolgraph-extract takes them."""
     spec = importlib.util.spec_from_file_location("check_samples", ROOT / "scripts" / "check-samples.py")
     samples = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(samples)
-    flags = samples.build_flags(ROOT / ".build")
+    flags = samples.build_flags(scratch)
     # symbolgraph-extract has no module cache option of swiftc's spelling.
     if "-module-cache-path" in flags:
         index = flags.index("-module-cache-path")
@@ -101,9 +104,13 @@ def uncurated(module: str, text: str) -> list[str]:
 
 
 def main() -> int:
-    check = "--check" in sys.argv[1:]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="compare with api/ instead of writing it")
+    parser.add_argument("--scratch-path", type=Path, default=ROOT / ".build", help="the build to read (.build)")
+    options = parser.parse_args()
+    check = options.check
     api = ROOT / "api"
-    flags = build_flags()
+    flags = build_flags(options.scratch_path)
     changed: list[str] = []
     failed = False
     with tempfile.TemporaryDirectory() as temporary:

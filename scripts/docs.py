@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the DocC documentation of the libraries from the debug build (`make docs`).
 
-    scripts/docs.py
+    scripts/docs.py [--scratch-path .build]
 
 For each library it extracts the symbol graph of the built module with swift-symbolgraph-extract,
 with the symbols SwiftPM gives the DocC plugin (public ones, synthesized members, extension blocks
@@ -10,7 +10,7 @@ into .build/docs/<Module>.doccarchive. Any DocC warning (a broken link, an undoc
 it. The plugin (`swift package generate-documentation`) builds the modules once more for itself;
 this reads the build that is already there.
 
-Needs a finished `swift build` in .build. Exits 1 when DocC reports a problem, 2 when the
+Needs a finished `swift build` in the scratch path. Exits 1 when DocC reports a problem, 2 when the
 build or the toolchain is missing.
 """
 
@@ -52,14 +52,16 @@ def document(api_summary, module: str, flags: list[str], graphs: Path, output: P
 
 
 def main() -> int:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scratch-path", type=Path, default=ROOT / ".build", help="the build to read (.build)")
+    options = parser.parse_args()
     if any(shutil.which(tool) is None for tool in ("swiftc", "docc", "swift-symbolgraph-extract")):
         print("docs: swiftc, docc or swift-symbolgraph-extract is not on PATH (all come with Swift)",
               file=sys.stderr)
         return 2
     api_summary = load_api_summary()
     try:
-        flags = api_summary.build_flags()
+        flags = api_summary.build_flags(options.scratch_path)
     except FileNotFoundError as error:
         print(f"docs: {error}", file=sys.stderr)
         return 2
