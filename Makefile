@@ -100,7 +100,7 @@ fault-matrix: setup-tests
 	$(ASAN_ENV) REBOUND_FAULT_MATRIX=1 SWIFT=$(SWIFT) scripts/test.sh fault-matrix $(SKIP_BUILD) $(BUILD_FLAGS) \
 	    --filter FaultMatrixTests
 
-## The tests that run libcurl (the transport's and the marketplace's, over loopback) and the fault
+## The transport's and the marketplace's tests (libcurl against loopback servers) and the fault
 ## matrix again, on libcurl 8 in place of Debian 12's 7.88: libcurl 8.14 as bookworm-backports
 ## ships it (Debian 13's), fetched into .build-libcurl8 without being installed
 ## (scripts/libcurl8.sh). The transport reads libcurl's result codes and texts, some of which
