@@ -20,7 +20,12 @@ import Testing
     @Test func whileTheBackendIsDownTheOptedInGETGetsItsLastGoodAnswerAndOthersFail() async throws {
         let route = LoopbackRoute("GET", "/tasks") { _ in .json(#"[{"id":1},{"id":2}]"#) }
         let post = LoopbackRoute("POST", "/tasks") { _ in .json(#"[{"id":1},{"id":2}]"#) }
-        let server = try await LoopbackServer.start(routes: [route, post])
+        // The port is held by a socket that is bound and never listens, for the whole test: once
+        // the server is gone, connections to it are refused, and no other test's server can be
+        // given it (the kernel hands a socket that binds port 0 no port that is bound).
+        let reservation = try boundLoopbackSocket()
+        defer { close(reservation) }
+        let server = try await LoopbackServer.start(port: try boundPort(of: reservation), routes: [route, post])
         let transport = CurlTransport()
         defer { transport.shutdown() }
         let api = try APIDataManager(
@@ -66,11 +71,8 @@ import Testing
             try await server.shutdown()
             throw error
         }
-        // The backend is gone: connections are refused, and the answer still stands in. The port
-        // stays bound, not listening, so that no other test's server can be given it meanwhile.
+        // The backend is gone: connections are refused, and the answer still stands in.
         try await server.shutdown()
-        let reservation = try boundLoopbackSocket(port: server.port)
-        defer { close(reservation) }
         let answer = try await api.response(for: Self.stale)
         #expect(answer.value == Self.tasks)
         #expect(answer.staleness?.failure.firstError(in: NetworkErrorCode.self)?.code == .cannotConnect)

@@ -12,7 +12,12 @@
             defer { transport.shutdown() }
             let receiver = try await OTLPReceiver.start(transport: transport)
             defer { receiver.stop() }
-            let metricsPort = try await ExternalServer.unusedPort()
+            // The example's metrics port is held by a socket that is bound and never listens, so
+            // that no other test's server is given it before the example binds it beside (both
+            // sockets allow the address to be reused, and only one listens).
+            let reservation = try boundLoopbackSocket()
+            defer { close(reservation) }
+            let metricsPort = try boundPort(of: reservation)
             // Prometheus scrapes the example's port every second; the example serves its metrics
             // 3 s past the session, so the last scrape has their final values.
             let prometheus = try await PrometheusServer.start(
