@@ -44,7 +44,11 @@ struct TaskClientCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The base URL of a running mock-backend, instead of starting one in this process.")
+    @Option(
+        help: """
+            The base URL of a running mock-backend, instead of starting one in this process: a scheme, \
+            a host and a port, without a user, a password, a query or a fragment.
+            """)
     var backend: String?
 
     @Option(help: "The answer to give every captcha, instead of asking or solving it.")
@@ -75,6 +79,16 @@ struct TaskClientCommand: AsyncParsableCommand {
     var metricsLinger: Int = 0
 
     func validate() throws {
+        if let backend {
+            // Refused rather than stripped: it is printed, and a credential in it would be too.
+            guard let url = URLComponents(string: backend), url.scheme != nil, url.host != nil else {
+                throw ValidationError("--backend takes a URL such as http://127.0.0.1:8080.")
+            }
+            guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil else {
+                throw ValidationError(
+                    "--backend takes no user, password, query or fragment: only a scheme, a host and a port.")
+            }
+        }
         guard (0...600).contains(metricsLinger) else {
             throw ValidationError("--metrics-linger takes 0 to 600 seconds, not \(metricsLinger).")
         }

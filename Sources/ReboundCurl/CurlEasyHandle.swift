@@ -152,9 +152,10 @@ final class CurlEasyHandle: @unchecked Sendable {
     }
 
     /// The message libcurl left in the error buffer, if any, with the credentials of any URL in it
-    /// redacted (libcurl copies a proxy URL it cannot use into it whole).
+    /// redacted (libcurl copies a proxy URL it cannot use into it whole), then screened as any
+    /// text from outside is: a `?apikey=…` in that URL goes too.
     var errorMessage: String? {
-        errorBuffer[0] == 0 ? nil : CurlErrorText.redactingCredentials(String(cString: errorBuffer))
+        errorBuffer[0] == 0 ? nil : CurlErrorText.screened(String(cString: errorBuffer))
     }
 
     @inline(__always)

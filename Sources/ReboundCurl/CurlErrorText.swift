@@ -11,6 +11,14 @@ import Rebound
 /// ``ErrorContext/Value/redactionMarker`` first. Text without an `@` that libcurl did not cut
 /// (shorter than ``longestText`` bytes) is kept as it is.
 package enum CurlErrorText {
+    /// `text` with the user information of every URL in it redacted, then each URL screened as
+    /// `UntrustedText.url` screens one: a credential in a proxy URL's query or path goes too. The
+    /// words around the URLs stay as libcurl wrote them (`nghttp2_session_mem_recv() returned
+    /// -902`): they name what failed, and the transport reads some of them.
+    package static func screened(_ text: String) -> String {
+        UntrustedText.screeningURLs(in: redactingCredentials(text))
+    }
+
     /// `text` with the user information of every URL in it redacted.
     ///
     /// libcurl puts what it was given between single quotes: from the first quote to the last is

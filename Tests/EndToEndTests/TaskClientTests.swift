@@ -116,6 +116,18 @@ import Testing
         #expect(!result.timedOut)
     }
 
+    /// The example prints its backend's URL: one with credentials, a query or a fragment is
+    /// refused before anything is printed or sent, without being echoed.
+    @Test(arguments: [
+        "http://user:s3cret@127.0.0.1:1", "http://127.0.0.1:1/?token=s3cret", "http://127.0.0.1:1/#s3cret",
+    ])
+    func aBackendURLWithCredentialsIsRefusedUnshown(url: String) async throws {
+        let result = try await ExecutableRunner.run("task-client", ["--backend", url], input: Data())
+        #expect(result.status == 64, "\(result.stdoutText)\n\(result.stderrText)")
+        #expect(result.stderrText.contains("--backend takes no user, password, query or fragment"))
+        #expect(!(result.stdoutText + result.stderrText).contains("s3cret"))
+    }
+
     @Test(arguments: [["--metrics-linger", "5"], ["--metrics-port", "0", "--metrics-linger", "601"]])
     func aLingerWithoutMetricsOrBeyondTenMinutesIsRefused(arguments: [String]) async throws {
         let result = try await ExecutableRunner.run("task-client", arguments, input: Data())

@@ -21,6 +21,15 @@ import Testing
         #expect(text.contains("@127.0.0.1") || text.contains("@[::1"), "\(text)")
     }
 
+    /// A proxy URL's query is quoted whole too; a credential in it goes by its name.
+    @Test(arguments: ["http://127.0.0.1:99999/?apikey=s3cret", "http://proxy.test:99999/x?sig=s3cret&keep=1"])
+    func aCredentialInAProxysQueryNeverReachesTheErrorText(proxy: String) async throws {
+        let text = try #require(await Self.errorMessage(ofRequestThrough: proxy))
+        #expect(text.hasPrefix("Unsupported proxy"), "\(text)")
+        #expect(!text.contains("s3cret"), "\(text)")
+        #expect(text.contains("=<redacted>"), "\(text)")
+    }
+
     @Test func aPasswordLongerThanLibcurlsTextNeverReachesIt() async throws {
         // libcurl cuts its text at 255 bytes: the proxy's closing quote and the `@` after a long
         // password (a token) were cut off, and what was left of the password was kept as it was.

@@ -28,8 +28,8 @@ extension ErrorChain.Link {
         case let error as EncodingError:
             let reason: String
             switch error {
-            case .invalidValue(_, let context): reason = context.debugDescription
-            @unknown default: reason = String(describing: error)
+            case .invalidValue(_, let context): reason = Self.screened(context.debugDescription)
+            @unknown default: reason = Self.screened(String(describing: error))
             }
             self.init(domain: "EncodingError", shortName: "EE", code: 1, codeName: "invalidValue", reason: reason)
         case is CancellationError:

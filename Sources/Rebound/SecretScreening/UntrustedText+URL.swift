@@ -42,7 +42,7 @@ extension UntrustedText {
     /// A URL ends at a space, a quote, a backtick or a control character: what servers put
     /// around a URL in prose and JSON. One pass: the search for the next `://` starts after the
     /// last URL, and the look back for its scheme stops at the `:` or `/` of the one before.
-    static func screeningURLs(in text: String) -> String {
+    package static func screeningURLs(in text: String) -> String {
         var shown = ""
         var copied = text.startIndex
         var searchStart = text.startIndex

@@ -23,9 +23,11 @@ package enum UntrustedText {
     /// limit is seen whole, or long enough to look like one, rather than as a piece too short to.
     static let screeningMargin = 64
 
-    /// A code, reason or name from a server, bounded and screened for secrets.
+    /// A code, reason or name from a server, bounded and screened for secrets: each `scheme://…`
+    /// in it as ``message(_:)`` screens one.
     package static func identifier(_ text: String) -> String {
-        bounded(redactingLikelySecrets(String(text.prefix(identifierLimit + screeningMargin))), to: identifierLimit)
+        let screened = redactingLikelySecrets(screeningURLs(in: String(text.prefix(identifierLimit + screeningMargin))))
+        return bounded(screened, to: identifierLimit)
     }
 
     /// A message from a server, bounded and screened for secrets.

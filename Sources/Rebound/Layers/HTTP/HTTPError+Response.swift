@@ -24,9 +24,7 @@ extension LayerError where Code == HTTPStatusCode {
         let code = HTTPStatusCode(response.status)
         var context = ErrorContext()
         if let contentType = response.headerFields[.contentType] {
-            context[Self.contentTypeKey] = ErrorContext.Value(
-                UntrustedText.bounded(contentType, to: UntrustedText.identifierLimit)
-            )
+            context[Self.contentTypeKey] = ErrorContext.Value(UntrustedText.identifier(contentType))
         }
         if let contentLength = response.headerFields[.contentLength], (1...19).contains(contentLength.count),
             contentLength.allSatisfy({ $0.isASCII && $0.isNumber })

@@ -60,6 +60,17 @@ import Testing
         #expect(error.reason == "Bad token <redacted>")
     }
 
+    /// A server's own phrase and content type are screened as its messages are: a short credential
+    /// the heuristics cannot see goes by its name in a URL.
+    @Test func aURLInThePhraseOrTheContentTypeLosesItsCredentials() {
+        let error = HTTPError(
+            response: response(
+                HTTPResponse.Status(code: 403, reasonPhrase: "see https://x.test/cb?token=k7Qp2x"),
+                [(.contentType, "text/html; see=https://x.test/?sig=9f8e7d")]))
+        #expect(error.reason == "see https://x.test/cb?token=<redacted>")
+        #expect(error.context["contentType"]?.revealed == "text/html; see=https://x.test/?sig=<redacted>")
+    }
+
     @Test func theCauseIsKeptBelowTheStatus() {
         let error = HTTPError(response: response(.badGateway), cause: NetworkError(.incompleteResponse))
         #expect(error.chain.short == "HT502-NE8")

@@ -156,6 +156,23 @@ private struct Picky: Decodable {
         #expect(error.context["codingPath"]?.revealed == "price")
     }
 
+    /// The encoding error stays as the cause, and its link's reason is screened as any text from
+    /// outside Rebound is: an app's `encode(to:)` may word its failure with the value in it.
+    @Test func anEncodingFailuresOwnTextIsScreenedInTheChain() throws {
+        struct Signed: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                throw EncodingError.invalidValue(
+                    "", .init(codingPath: [], debugDescription: "Cannot sign with key sk9Qz4Lm2Wx7Rt5Vb8Nc3Hd6Jf1Kg0Pq")
+                )
+            }
+        }
+        let error = try #require(throws: JSONError.self) { try JSONError.encode(Signed()) }
+        #expect(error.cause is EncodingError)
+        #expect(error.chain.short == "JS7-EE1", "\(error.chain.short)")
+        #expect(!error.chain.debugDescription.contains("sk9Qz4"), "\(error.chain.debugDescription)")
+        #expect(!error.chain.links.contains { $0.reason?.contains("sk9Qz4") == true })
+    }
+
     @Test func encodingGoodValuesGivesTheirJSON() throws {
         let data = try JSONError.encode(["a": 1])
         #expect(String(decoding: data, as: UTF8.self) == #"{"a":1}"#)
