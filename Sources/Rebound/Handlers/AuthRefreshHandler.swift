@@ -72,6 +72,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// | ``maxRefreshes`` in ``window`` | 3 in 60 s | an access token lives for minutes or hours, so a healthy client refreshes about once per lifetime, and a second refresh within a minute can still happen (a token revoked right after it was issued); more means the backend keeps rejecting fresh credentials, and refreshing on would only hammer its token endpoint |
     /// | ``headerName``, ``scheme`` | `Authorization`, `Bearer` | RFC 6750, used by OAuth 2 and most JSON APIs |
     /// | ``refreshesWithoutCredential`` | off | a 401 with nobody signed in needs a person to sign in; turn it on when the refresher can get a credential from nothing (an anonymous or device session) |
+    /// | ``refreshTimeLimit`` | 30 s | a token endpoint answers in well under a second; one that has not answered in 30 s (Polly's default timeout) has hung, and every 401 meanwhile would wait for it until its call's deadline. The refresh then fails as if the refresher had thrown ``RecoveryErrorCode/deadlineExceeded`` |
     /// | ``refreshBeforeExpiry`` | 60 s | a credential whose ``Credential/expiresAt`` is this close is refreshed before the attempt is sent: longer than an attempt takes on the wire (10 s by default) plus the drift between a phone's clock and the server's, so that a token is not rejected in flight; `nil` refreshes only after a 401 |
     public struct Configuration: Sendable, Hashable {
         /// Whether a 403 is treated like a 401.
@@ -92,6 +93,9 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         /// How long before its ``Credential/expiresAt`` a credential is refreshed, before an attempt
         /// is sent with it; `nil` refreshes only after the backend rejected it.
         public var refreshBeforeExpiry: Duration?
+        /// How long the refresher may take; at least 1 ms. A refresh still under way then is left
+        /// behind (its task cancelled) and fails with ``RecoveryErrorCode/deadlineExceeded``.
+        public var refreshTimeLimit: Duration
 
         public init(
             handlesForbidden: Bool = false,
@@ -103,7 +107,8 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
             headerName: HTTPField.Name = .authorization,
             scheme: String = "Bearer",
             refreshesWithoutCredential: Bool = false,
-            refreshBeforeExpiry: Duration? = .seconds(60)
+            refreshBeforeExpiry: Duration? = .seconds(60),
+            refreshTimeLimit: Duration = .seconds(30)
         ) {
             self.handlesForbidden = handlesForbidden
             self.unrefreshableCodes = unrefreshableCodes
@@ -113,6 +118,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
             self.scheme = scheme
             self.refreshesWithoutCredential = refreshesWithoutCredential
             self.refreshBeforeExpiry = refreshBeforeExpiry.map { max(.zero, $0) }
+            self.refreshTimeLimit = max(.milliseconds(1), refreshTimeLimit)
         }
 
         /// The defaults of the table above.
@@ -405,7 +411,13 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         }
         if let refusal { return refusal }
         do {
-            let fresh = try await refresher.refresh(current)
+            let (refresher, limit) = (refresher, configuration.refreshTimeLimit)
+            let refreshed = try await TimeLimit.run(limit: limit, sleep: { try await time.sleep(for: $0) }) {
+                try await refresher.refresh(current)
+            }
+            guard let fresh = refreshed else {
+                throw RecoveryError(.deadlineExceeded, reason: "The refresher did not answer within \(limit).")
+            }
             await store.replace(with: fresh)
             return .refreshed
         } catch {

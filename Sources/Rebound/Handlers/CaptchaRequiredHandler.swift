@@ -42,16 +42,25 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
     /// |---|---|---|
     /// | ``statuses`` | any | the payload's code is what says "captcha"; backends send it with 403, 429, 400 or 401 |
     /// | ``maxChallengesPerRequest`` | 2 | one captcha, and one more for a backend that issues a fresh challenge when the first answer came too late; a third in a row means the answers are not being accepted, and asking the person again would only annoy them |
+    /// | ``answerTimeLimit`` | 10 min | long enough for a person to read and answer a captcha at leisure; a dialog left open longer was abandoned, and its challenge (with every request waiting for it) is let go rather than held for good. The challenge then fails as if the solver had thrown ``RecoveryErrorCode/deadlineExceeded`` |
     public struct Configuration: Sendable, Hashable {
         /// The statuses a captcha-required answer may have; `nil` for any.
         public var statuses: Set<Int>?
         /// The most captchas this handler gets solved for one request; 0 turns every captcha into
         /// ``RecoveryErrorCode/captchaAttemptsExhausted`` without asking anyone.
         public var maxChallengesPerRequest: Int
+        /// How long the solver may take to get an answer, and then the verifier to submit it; at
+        /// least 1 ms. A step still under way then is left behind (its task cancelled) and the
+        /// challenge fails with ``RecoveryErrorCode/captchaFailed``, caused by
+        /// ``RecoveryErrorCode/deadlineExceeded``.
+        public var answerTimeLimit: Duration
 
-        public init(statuses: Set<Int>? = nil, maxChallengesPerRequest: Int = 2) {
+        public init(
+            statuses: Set<Int>? = nil, maxChallengesPerRequest: Int = 2, answerTimeLimit: Duration = .seconds(600)
+        ) {
             self.statuses = statuses
             self.maxChallengesPerRequest = max(0, maxChallengesPerRequest)
+            self.answerTimeLimit = max(.milliseconds(1), answerTimeLimit)
         }
 
         /// The defaults of the table above.
@@ -156,8 +165,9 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
             )
         }
         if isSolved(challenge.id) { return .retryNow }
+        let time = failure.context.time
         let outcome = try await flights.run(challenge.id) { [self] in
-            await solveIfStillNeeded(challenge)
+            await solveIfStillNeeded(challenge, time: time)
         }
         switch outcome {
         case .solved:
@@ -181,12 +191,15 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
     }
 
     /// The body of a flight: solves and verifies `challenge`, unless a previous flight just did.
-    private func solveIfStillNeeded(_ challenge: CaptchaChallenge) async -> Outcome {
+    private func solveIfStillNeeded(_ challenge: CaptchaChallenge, time: TimeSource) async -> Outcome {
         // A caller may have checked just before the previous flight for this challenge finished.
         if isSolved(challenge.id) { return .solved }
+        let (solver, verifier) = (solver, verifier)
         let answer: String
         do {
-            answer = try await solver.solve(challenge)
+            answer = try await withinTimeLimit(time, "No answer to the captcha came") {
+                try await solver.solve(challenge)
+            }
         } catch is CancellationError {
             return .dismissed
         } catch is CaptchaDismissed {
@@ -195,7 +208,9 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
             return .solveFailed(error)
         }
         do {
-            try await verifier.verify(challenge, answer: answer)
+            try await withinTimeLimit(time, "The backend did not answer the captcha's verification") {
+                try await verifier.verify(challenge, answer: answer)
+            }
         } catch {
             return .verifyFailed(error)
         }
@@ -204,6 +219,18 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
             if solved.count > Self.rememberedChallenges { solved.removeFirst(solved.count - Self.rememberedChallenges) }
         }
         return .solved
+    }
+
+    /// What `step` returns, or ``RecoveryErrorCode/deadlineExceeded`` when it takes longer than
+    /// ``Configuration/answerTimeLimit``.
+    private func withinTimeLimit<Value: Sendable>(
+        _ time: TimeSource, _ what: String, _ step: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        let limit = configuration.answerTimeLimit
+        guard let value = try await TimeLimit.run(limit: limit, sleep: { try await time.sleep(for: $0) }, step) else {
+            throw RecoveryError(.deadlineExceeded, reason: "\(what) within \(limit).")
+        }
+        return value
     }
 
     private func isSolved(_ id: String) -> Bool {

@@ -214,6 +214,7 @@ import Testing
         #expect(configuration.headerName == .authorization)
         #expect(configuration.scheme == "Bearer")
         #expect(configuration.refreshesWithoutCredential == false)
+        #expect(configuration.refreshTimeLimit == .seconds(30))
         #expect(
             configuration.unrefreshableCodes == [
                 .invalidCredentials, .accountBlocked, .captchaRequired, .captchaInvalid,
@@ -342,6 +343,34 @@ import Testing
         #expect(try await handler.recover(from: Self.failure(token: "signed-in-access")).isRetryNow)
         #expect(refresher.calls == 2)
         #expect(refresher.received.last??.accessToken == "signed-in-access")
+    }
+
+    /// A refresh that never answers (a token endpoint that hangs) ends at its time limit as a failed
+    /// refresh: its waiters are not held until their calls' deadlines, and later 401s with the same
+    /// credential fail at once rather than join a refresh that never ends.
+    @Test func aRefreshThatNeverAnswersFailsAtItsTimeLimit() async throws {
+        let clock = TestClock(mode: .manual)
+        let store = InMemoryCredentialStore(Self.expired)
+        let gate = Gate()
+        defer { gate.open() }
+        let refresher = FakeRefresher(gate: gate)
+        let handler = AuthRefreshHandler(
+            store: store, refresher: refresher, configuration: .init(refreshTimeLimit: .seconds(5)))
+        let failure = Self.failure(token: Self.expired.accessToken, time: clock.timeSource)
+
+        let waiting = Task { try await handler.recover(from: failure) }
+        await refresher.started.wait()
+        try await clock.advance(by: .seconds(5), whenSleepersReach: 1)
+        let error = await #expect(throws: RecoveryError.self) { try await waiting.value }
+        #expect(error?.code == .refreshFailed)
+        #expect((error?.cause as? RecoveryError)?.code == .deadlineExceeded)
+        #expect(error?.chain.short == "RE10-RE2", "\(String(describing: error?.chain.short))")
+
+        let later = await #expect(throws: RecoveryError.self) { try await handler.recover(from: failure) }
+        #expect(later?.code == .refreshFailed)
+        #expect(refresher.calls == 1)
+        #expect(handler.recoveriesWaiting(forRefreshOf: 1) == 0)
+        #expect(await store.current()?.generation == 1)
     }
 
     @Test func aCancelledWaiterStopsWaitingWhileTheRefreshGoesOn() async throws {
@@ -538,7 +567,7 @@ import Testing
         token: String?,
         recoveredBy handlers: [String] = [],
         error: (any Error)? = nil,
-        time: TimeSource = TestClock().timeSource
+        time: TimeSource = TestClock(mode: .manual).timeSource
     ) -> FailedAttempt {
         let head = HTTPResponse(status: status)
         let history = handlers.enumerated().map { index, handler in

@@ -76,6 +76,7 @@ import Testing
         let configuration = CaptchaRequiredHandler.Configuration()
         #expect(configuration.statuses == nil)
         #expect(configuration.maxChallengesPerRequest == 2)
+        #expect(configuration.answerTimeLimit == .seconds(600))
         #expect(CaptchaRequiredHandler.rememberedChallenges == 64)
     }
 
@@ -132,6 +133,28 @@ import Testing
         solver.failure = nil
         #expect(try await handler.recover(from: failure).isRetryNow)
         #expect(solver.calls == 2)
+    }
+
+    /// A person who never answers (a dialog left open) ends the challenge at its time limit: its
+    /// waiters fail with captchaFailed, and the challenge is free to be asked again.
+    @Test func aCaptchaNobodyAnswersFailsAtItsTimeLimit() async throws {
+        let clock = TestClock(mode: .manual)
+        let gate = Gate()
+        defer { gate.open() }
+        let solver = FakeSolver(gate: gate)
+        let verifier = FakeVerifier()
+        let handler = CaptchaRequiredHandler(
+            solver: solver, verifier: verifier, configuration: .init(answerTimeLimit: .seconds(60)))
+        let failure = Self.failure(time: clock.timeSource)
+
+        let waiting = Task { try await handler.recover(from: failure) }
+        await solver.started.wait()
+        try await clock.advance(by: .seconds(60), whenSleepersReach: 1)
+        let error = await #expect(throws: RecoveryError.self) { try await waiting.value }
+        #expect(error?.code == .captchaFailed)
+        #expect(error?.chain.short == "RE21-RE2", "\(String(describing: error?.chain.short))")
+        #expect(handler.recoveriesWaiting(forChallenge: "c1") == 0)
+        #expect(verifier.answers.isEmpty)
     }
 
     @Test func aFailingSolverEndsWithCaptchaFailed() async throws {
@@ -316,7 +339,8 @@ import Testing
         _ status: HTTPResponse.Status = .forbidden,
         id: String = "c1",
         recoveredBy handlers: [String] = [],
-        error: (any Error)? = nil
+        error: (any Error)? = nil,
+        time: TimeSource = TestClock(mode: .manual).timeSource
     ) -> FailedAttempt {
         let history = handlers.enumerated().map { index, handler in
             AttemptRecord.failed(index + 1, status: status.code, handler: handler)
@@ -324,7 +348,7 @@ import Testing
         return FailedAttempt(
             error: error ?? captchaError(status, id: id), request: request, body: nil,
             response: TransportResponse(head: HTTPResponse(status: status)), attempt: history.count + 1,
-            timeLeft: .seconds(30), history: history)
+            timeLeft: .seconds(30), history: history, time: time)
     }
 
     /// Recovers from `failure` in `count` tasks at once, runs `meanwhile`, and returns what each threw.

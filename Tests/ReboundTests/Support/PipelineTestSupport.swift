@@ -15,7 +15,7 @@ extension FailedAttempt {
         timeLeft: Duration,
         delayBefore: Duration = .zero,
         history: [AttemptRecord],
-        time: TimeSource = TestClock().timeSource
+        time: TimeSource = TestClock(mode: .manual).timeSource
     ) {
         self.init(
             error: error,
