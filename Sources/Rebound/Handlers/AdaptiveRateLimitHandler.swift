@@ -48,8 +48,8 @@ import Metrics
 /// (dimension `key`), and each limiting bucket's rate is the gauge
 /// `rebound_rate_limit_tokens_per_second` (dimension `key`; a bucket that never limited has no
 /// series). ``status(of:)`` reads a bucket. At most ``Configuration/maximumKeys`` buckets are
-/// kept, the least recently used idle one making room for a new key; the forgotten bucket's gauge
-/// series is destroyed with it. An endpoint that must never wait (a token refresh) skips it with
+/// kept, the least recently used idle one making room for a new key; the forgotten bucket's
+/// series (its gauge and refusal counter) are destroyed with it. An endpoint that must never wait (a token refresh) skips it with
 /// `.skipping(.type(AdaptiveRateLimitHandler.self))`.
 /// Share one limiter between the data managers that talk to the same services.
 public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
@@ -93,7 +93,7 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
         registry = Locked(
             RateLimitRegistry(
                 configuration: configuration,
-                rateGauges: metrics.map { KeyedGauges(label: "rebound_rate_limit_tokens_per_second", factory: $0) }))
+                series: metrics.map { KeyedSeries(gaugeLabel: "rebound_rate_limit_tokens_per_second", factory: $0) }))
     }
 
     /// A token at hand is taken inline; only a wait for one needs the asynchronous `prepare`. The
@@ -220,8 +220,8 @@ public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
     }
 
     private func countRefusal(_ key: String) {
-        guard let metrics else { return }
-        Counter(label: "rebound_rate_limit_refusals_total", dimensions: [("key", key)], factory: metrics).increment()
+        guard metrics != nil else { return }
+        registry.withLock { $0.counter("rebound_rate_limit_refusals_total", for: key) }?.increment()
     }
 }
 

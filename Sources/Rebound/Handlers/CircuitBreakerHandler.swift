@@ -53,7 +53,8 @@ import Metrics
 /// 2 open, 3 isolated). ``status(of:)`` reads a circuit; ``isolate(_:)`` and ``reset(_:)`` open
 /// and close one by hand. At most ``Configuration/maximumKeys`` circuits are kept: a new key then
 /// replaces the least recently used closed circuit (or, when none is closed, the least recently
-/// used that is not isolated), and the forgotten circuit's gauge series is destroyed with it.
+/// used that is not isolated), and the forgotten circuit's series (its gauge and counters) are
+/// destroyed with it.
 ///
 /// Share one breaker between the data managers that talk to the same services, so that they
 /// see the same circuits.
@@ -141,7 +142,7 @@ public final class CircuitBreakerHandler: RecoverableErrorHandler, Sendable {
         registry = Locked(
             CircuitBreakerRegistry(
                 configuration: configuration, random: random,
-                stateGauges: metrics.map { KeyedGauges(label: "rebound_circuit_state", factory: $0) }))
+                series: metrics.map { KeyedSeries(gaugeLabel: "rebound_circuit_state", factory: $0) }))
         self.onTransition = onTransition
     }
 
@@ -243,19 +244,19 @@ public final class CircuitBreakerHandler: RecoverableErrorHandler, Sendable {
         if transition.failedProbes > 0 { metadata["failedProbes"] = "\(transition.failedProbes)" }
         let level: Logger.Level = transition.to == .open || transition.to == .isolated ? .notice : .info
         logger.log(level: level, "circuit \(transition.to)", metadata: metadata)
-        if let metrics {
-            Counter(
-                label: "rebound_circuit_transitions_total",
-                dimensions: [("key", transition.key), ("from", "\(transition.from)"), ("to", "\(transition.to)")],
-                factory: metrics
-            ).increment()
+        if metrics != nil {
+            registry.withLock {
+                $0.counter(
+                    "rebound_circuit_transitions_total", for: transition.key,
+                    [("from", "\(transition.from)"), ("to", "\(transition.to)")])
+            }?.increment()
         }
         onTransition?(transition)
     }
 
     private func countRefusal(_ key: String) {
-        guard let metrics else { return }
-        Counter(label: "rebound_circuit_refusals_total", dimensions: [("key", key)], factory: metrics).increment()
+        guard metrics != nil else { return }
+        registry.withLock { $0.counter("rebound_circuit_refusals_total", for: key) }?.increment()
     }
 
     private static func wholeSecondsRoundedUp(_ duration: Duration) -> Int64 {

@@ -1,8 +1,11 @@
+import CoreMetrics
+
 /// The circuits of one ``CircuitBreakerHandler``, as a pure state machine: events in (an attempt
 /// asks to go, an attempt ended, a person isolates or resets), decisions and transitions out. No
 /// I/O, no clock: the handler passes the time, and logs and counts what comes out. The one thing it
-/// records itself is each circuit's state in its gauges, under the handler's lock, so that they
-/// follow the changes in their order and lose a circuit when it is forgotten.
+/// records itself is each circuit's state in its gauge, under the handler's lock, so that it
+/// follows the changes in their order; it also keeps each circuit's counters, which the handler
+/// increments, so that a forgotten circuit's series all go with it.
 struct CircuitBreakerRegistry {
     /// One key's circuit.
     ///
@@ -96,17 +99,24 @@ struct CircuitBreakerRegistry {
     private var random: any RandomNumberGenerator & Sendable
     private var ticks: UInt64 = 0
     private var generations: UInt64 = 0
-    /// Each remembered circuit's state (``CircuitBreakerHandler/State/gaugeValue``); `nil` without
-    /// a metrics backend.
-    private var stateGauges: KeyedGauges?
+    /// Each remembered circuit's state (``CircuitBreakerHandler/State/gaugeValue``) and counters;
+    /// `nil` without a metrics backend.
+    private var series: KeyedSeries?
 
     init(
         configuration: CircuitBreakerHandler.Configuration, random: any RandomNumberGenerator & Sendable,
-        stateGauges: KeyedGauges? = nil
+        series: KeyedSeries? = nil
     ) {
         self.configuration = configuration
         self.random = random
-        self.stateGauges = stateGauges
+        self.series = series
+    }
+
+    /// `key`'s counter `label`, made on first use; `nil` without a metrics backend, or when the
+    /// circuit was forgotten meanwhile (its series went with it).
+    mutating func counter(_ label: String, for key: String, _ dimensions: [(String, String)] = []) -> Counter? {
+        guard circuits[key] != nil else { return nil }
+        return series?.counter(label, for: key, dimensions)
     }
 
     /// Whether attempt `id` may go to `key` at `now`; the transition it caused, if any (an open
@@ -209,7 +219,7 @@ struct CircuitBreakerRegistry {
         generations += 1
         let circuit = Circuit(key: key, generation: generations, lastUsed: ticks)
         circuits[key] = circuit
-        stateGauges?.record(CircuitBreakerHandler.State.closed.gaugeValue, for: key)
+        series?.record(CircuitBreakerHandler.State.closed.gaugeValue, for: key)
         return circuit
     }
 
@@ -225,7 +235,7 @@ struct CircuitBreakerRegistry {
         circuits[victim.key] = nil
         generations += 1
         victim.generation = generations
-        stateGauges?.forget(victim.key)
+        series?.forget(victim.key)
     }
 
     private mutating func open(_ circuit: Circuit, now: Duration) -> CircuitBreakerHandler.Transition {
@@ -238,7 +248,7 @@ struct CircuitBreakerRegistry {
     ) -> CircuitBreakerHandler.Transition {
         let from = circuit.state
         circuit.phase = phase
-        stateGauges?.record(circuit.state.gaugeValue, for: circuit.key)
+        series?.record(circuit.state.gaugeValue, for: circuit.key)
         generations += 1
         circuit.generation = generations
         var breakDuration: Duration?

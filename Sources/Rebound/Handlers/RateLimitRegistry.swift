@@ -1,3 +1,5 @@
+import CoreMetrics
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -97,12 +99,20 @@ struct RateLimitRegistry {
     /// The key each waiting attempt waits on.
     private var waiting: [AttemptID: String] = [:]
     private var ticks: UInt64 = 0
-    /// Each limiting bucket's rate, per second; `nil` without a metrics backend.
-    private var rateGauges: KeyedGauges?
+    /// Each limiting bucket's rate, per second, and each bucket's counters; `nil` without a
+    /// metrics backend.
+    private var series: KeyedSeries?
 
-    init(configuration: AdaptiveRateLimitHandler.Configuration, rateGauges: KeyedGauges? = nil) {
+    init(configuration: AdaptiveRateLimitHandler.Configuration, series: KeyedSeries? = nil) {
         self.configuration = configuration
-        self.rateGauges = rateGauges
+        self.series = series
+    }
+
+    /// `key`'s counter `label`, made on first use; `nil` without a metrics backend, or when the
+    /// bucket was forgotten meanwhile (its series went with it).
+    mutating func counter(_ label: String, for key: String) -> Counter? {
+        guard buckets[key] != nil else { return nil }
+        return series?.counter(label, for: key)
     }
 
     /// Whether attempt `id` may go to `key` at `now`: at once, after a wait, or not at all when the
@@ -183,7 +193,7 @@ struct RateLimitRegistry {
             let cubic = configuration.scaleConstant * elapsed * elapsed * elapsed + bucket.lastMaximum
             setRate(bucket, cubic, measured: measured, at: seconds)
         }
-        if bucket.isLimiting { rateGauges?.record(bucket.rate, for: key) }
+        if bucket.isLimiting { series?.record(bucket.rate, for: key) }
         if let remaining = fields.remaining {
             bucket.tokens = min(bucket.tokens, Double(remaining))
         }
@@ -277,7 +287,7 @@ struct RateLimitRegistry {
         guard let victim else { return }
         buckets[victim.key] = nil
         for id in victim.value.queue { waiting[id] = nil }
-        rateGauges?.forget(victim.key)
+        series?.forget(victim.key)
     }
 }
 

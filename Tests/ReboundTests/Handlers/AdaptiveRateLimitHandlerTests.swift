@@ -432,6 +432,26 @@ import Testing
         #expect(kept.map { $0.dimensions.first?.1 } == ["b.example.com"])
     }
 
+    @Test func aForgottenBucketTakesItsRefusalCounterWithIt() async throws {
+        let metrics = TestMetrics()
+        let limiter = AdaptiveRateLimitHandler(configuration: .init(maximumKeys: 1), metricsFactory: metrics)
+        let context = AttemptContext(
+            id: AttemptID(call: 1, attempt: 1), maxAttempts: 1, deadline: .seconds(5), method: .get, path: "/tasks",
+            time: TestClock().timeSource)
+        var request = Driver.request("a.example.com")
+        limiter.attemptDidEndSynchronously(
+            Driver.outcome(.tooManyRequests, [("Retry-After", "30")], request, context), context: context)
+        await #expect(throws: RecoveryError.self) { try await limiter.prepare(&request, context: context) }
+        let refusals = [("key", "a.example.com")]
+        #expect(try metrics.expectCounter("rebound_rate_limit_refusals_total", refusals).totalValue == 1)
+
+        // A bucket for another host takes the only place: the first is forgotten, with its series.
+        var other = Driver.request("b.example.com")
+        try await limiter.prepare(&other, context: context)
+        #expect(limiter.keys == ["b.example.com"])
+        #expect(throws: (any Error).self) { try metrics.expectCounter("rebound_rate_limit_refusals_total", refusals) }
+    }
+
     @Test func outOfRangeSettingsAreBroughtIntoRange() {
         let configuration = AdaptiveRateLimitHandler.Configuration(
             beta: .nan, scaleConstant: -1, smoothing: 3, measuringInterval: .zero, minimumRate: 0,

@@ -366,6 +366,31 @@ import Testing
         #expect(metrics.recorders(label: "rebound_circuit_state").count == 2)
     }
 
+    /// The transitions and refusals of a circuit that is forgotten go with it: however many keys
+    /// come and go, the counters' series stay as few as the circuits kept.
+    @Test func aForgottenCircuitTakesItsCounterSeriesWithIt() async throws {
+        let metrics = TestMetrics()
+        let fixture = try Fixture(.init(breakJitter: 0, maximumKeys: 1), metrics: metrics)
+        var first = SampleEndpoints.listTasks
+        first.options.circuitBreakerKey = "first"
+        var second = SampleEndpoints.listTasks
+        second.options.circuitBreakerKey = "second"
+        // Ten failures open "first"; the call after them is refused.
+        await fixture.calls(Self.failures(10), first)
+        #expect(await fixture.call(first).contains("RE50"))
+        let opened = [("key", "first"), ("from", "closed"), ("to", "open")]
+        #expect(try metrics.expectCounter("rebound_circuit_transitions_total", opened).totalValue == 1)
+        #expect(try metrics.expectCounter("rebound_circuit_refusals_total", [("key", "first")]).totalValue == 1)
+
+        // "second" takes the only place: "first" is forgotten, with its series.
+        await fixture.calls(Self.successes(1), second)
+        #expect(fixture.breaker.keys == ["second"])
+        #expect(throws: (any Error).self) { try metrics.expectCounter("rebound_circuit_transitions_total", opened) }
+        #expect(throws: (any Error).self) {
+            try metrics.expectCounter("rebound_circuit_refusals_total", [("key", "first")])
+        }
+    }
+
     @Test func outOfRangeSettingsAreBroughtIntoRange() {
         let configuration = CircuitBreakerHandler.Configuration(
             windowSize: 0, minimumAttempts: 50, failureRatio: .nan, breakDuration: .seconds(-1),
