@@ -68,13 +68,14 @@ func monotonicNanoseconds() -> UInt64 {
 }
 
 extension Duration {
-    /// The duration in whole milliseconds, at least 1: libcurl reads 0 as "no limit", which a
-    /// caller asking for zero time certainly did not mean.
+    /// The duration in whole milliseconds, at least 1 and at most `Int.max`: libcurl reads 0 as
+    /// "no limit", which a caller asking for zero time certainly did not mean.
     var curlMilliseconds: Int {
         let (seconds, attoseconds) = components
         let milliseconds = Int(clamping: seconds).multipliedReportingOverflow(by: 1000)
         if milliseconds.overflow { return Int.max }
-        return max(1, milliseconds.partialValue + Int(attoseconds / 1_000_000_000_000_000))
+        let total = milliseconds.partialValue.addingReportingOverflow(Int(attoseconds / 1_000_000_000_000_000))
+        return total.overflow ? Int.max : max(1, total.partialValue)
     }
 
     /// The duration in nanoseconds, clamped to zero and to `UInt64.max`.

@@ -180,6 +180,16 @@ import Testing
                 == "gzip, br, zstd")
     }
 
+    /// libcurl takes its limits in milliseconds: any duration maps into 1...Int.max, the largest
+    /// ones saturating rather than overflowing (a trap, from a configured timeout).
+    @Test(arguments: [
+        (Duration.zero, 1), (.milliseconds(-5), 1), (.microseconds(1_500), 1), (.seconds(2), 2_000),
+        (.seconds(9_223_372_036_854_775) + .milliseconds(900), Int.max), (.seconds(Int64.max), Int.max),
+    ])
+    func durationsMapToLibcurlsMillisecondsWithinRange(duration: Duration, milliseconds: Int) {
+        #expect(duration.curlMilliseconds == milliseconds)
+    }
+
     @Test func networkCodesAreStable() {
         // These numbers are identities in reports and support tickets: they never change.
         let pinned: [NetworkErrorCode: Int] = [
