@@ -46,10 +46,16 @@ extension Marketplace {
         withState { ScenarioPayload(scenario: $0.failurePlan.scenario, rules: $0.failurePlan.rules) }
     }
 
+    /// The most rules `POST /v1/scenario` keeps in force: a script many times longer than any test
+    /// needs, so that a client that keeps adding rules gets an error rather than a backend that
+    /// scans ever more of them on every request.
+    static let maximumRules = 10_000
+
     /// `POST /v1/scenario`: adds rules and switches the scenario.
     ///
     /// The body is `{"scenario": "flaky:0.5", "rules": [...]}`, either part optional, or a bare list of
-    /// rules. Rules are added after those in force; the scenario replaces the current one.
+    /// rules. Rules are added after those in force; the scenario replaces the current one. Rules
+    /// that would make more than ``maximumRules`` in force are refused, and nothing changes.
     private func addToScenario(_ body: [UInt8]) -> APIResponse {
         let data = Data(body)
         let payload: ScenarioPayload
@@ -70,9 +76,17 @@ extension Marketplace {
                 message: "The script could not be read: \(Self.describe(error))"
             )
         }
-        withState { state in
+        let rules = payload.rules ?? []
+        let added = withState { state in
+            guard state.failurePlan.rules.count + rules.count <= Self.maximumRules else { return false }
             if let scenario = payload.scenario { state.failurePlan.scenario = scenario }
-            state.failurePlan.add(payload.rules ?? [])
+            state.failurePlan.add(rules)
+            return true
+        }
+        guard added else {
+            return .invalid(
+                "rules", .valueOutOfBounds,
+                "At most \(Self.maximumRules) rules are kept in force; DELETE /v1/scenario removes them.")
         }
         return .json(scenarioPayload())
     }

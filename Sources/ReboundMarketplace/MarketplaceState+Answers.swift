@@ -70,7 +70,9 @@ extension MarketplaceState {
         stats.answersApplied += 1
         let response = APIResponse.json(AcceptedAnswer(answerId: answerID, taskId: task.id), status: 201)
         if let key, !key.isEmpty {
-            submissions[index, default: [:]][key] = StoredSubmission(fingerprint: fingerprint, response: response)
+            submissions[index, default: [:]].makeRoom(keepingAtMost: configuration.maxRecords, by: \.serial)
+            submissions[index, default: [:]][key] = StoredSubmission(
+                fingerprint: fingerprint, response: response, serial: UInt64(answerID))
         }
         return response
     }
@@ -121,8 +123,10 @@ extension MarketplaceState {
                 id: "c-\(captchasCreated)",
                 accountIndex: index,
                 left: Int(random % 9) + 1,
-                right: Int((random >> 8) % 9) + 1
+                right: Int((random >> 8) % 9) + 1,
+                serial: captchasCreated
             )
+            captchas.makeRoom(keepingAtMost: configuration.maxRecords, by: \.serial)
             captchas[captcha.id] = captcha
             if let index { accounts[index].pendingCaptchaID = captcha.id }
             stats.captchasIssued += 1

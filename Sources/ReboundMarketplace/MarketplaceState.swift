@@ -23,6 +23,15 @@ struct MarketplaceState: Sendable {
     struct AccessGrant: Sendable {
         var accountIndex: Int
         var expiresAt: ContinuousClock.Instant
+        /// The token's number, in the order tokens were issued.
+        var serial: UInt64
+    }
+
+    /// Whose a refresh token is.
+    struct RefreshGrant: Sendable {
+        var accountIndex: Int
+        /// The token's number, in the order tokens were issued.
+        var serial: UInt64
     }
 
     /// A captcha challenge: a sum of two small numbers.
@@ -34,6 +43,8 @@ struct MarketplaceState: Sendable {
         var accountIndex: Int?
         var left: Int
         var right: Int
+        /// The captcha's number, in the order captchas were issued.
+        var serial: UInt64
 
         var question: String { "What is \(left) + \(right)?" }
     }
@@ -43,13 +54,15 @@ struct MarketplaceState: Sendable {
         /// What was submitted, to tell a true repeat from a different request under the same key.
         var fingerprint: String
         var response: APIResponse
+        /// The submission's number, in the order answers were applied.
+        var serial: UInt64
     }
 
     let configuration: MockBackend.Configuration
     var accounts: [Account]
     var tasks = MarketplaceTask.seeded
     var accessTokens: [String: AccessGrant] = [:]
-    var refreshTokens: [String: Int] = [:]
+    var refreshTokens: [String: RefreshGrant] = [:]
     var tokensIssued: UInt64 = 0
     var nextAnswerID = 1
     /// Submissions by account index and idempotency key.
@@ -106,7 +119,7 @@ struct MarketplaceState: Sendable {
         guard let token = Self.requiredString("refreshToken", in: fields) else {
             return Self.missingOrMalformed("refreshToken", in: fields)
         }
-        guard let index = refreshTokens.removeValue(forKey: token) else {
+        guard let index = refreshTokens.removeValue(forKey: token)?.accountIndex else {
             return .error(.invalidToken, message: "The refresh token is unknown or was used already. Log in again.")
         }
         stats.refreshes += 1
@@ -124,8 +137,10 @@ struct MarketplaceState: Sendable {
         let lifetime = tokenLifetime
         let access = newToken(prefix: "at")
         let refresh = newToken(prefix: "rt")
-        accessTokens[access] = AccessGrant(accountIndex: index, expiresAt: now + lifetime)
-        refreshTokens[refresh] = index
+        accessTokens.makeRoom(keepingAtMost: configuration.maxRecords, by: \.serial)
+        accessTokens[access] = AccessGrant(accountIndex: index, expiresAt: now + lifetime, serial: tokensIssued)
+        refreshTokens.makeRoom(keepingAtMost: configuration.maxRecords, by: \.serial)
+        refreshTokens[refresh] = RefreshGrant(accountIndex: index, serial: tokensIssued)
         let (seconds, attoseconds) = lifetime.components
         // Rounded up, saturating: a lifetime of Int64.max seconds and a fraction is "never".
         let (roundedUp, overflowed) = Int(seconds).addingReportingOverflow(attoseconds > 0 ? 1 : 0)
@@ -247,5 +262,16 @@ extension StringProtocol {
             let last = lastIndex(where: { !set.contains($0) })
         else { return "" }
         return String(self[first...last])
+    }
+}
+
+extension Dictionary {
+    /// Forgets the older half of the entries, oldest by `serial`, when there are `limit` of them
+    /// already: one more entry then fits, and adding entries one after another costs amortized
+    /// constant time.
+    mutating func makeRoom(keepingAtMost limit: Int, by serial: (Value) -> UInt64) {
+        guard count >= limit else { return }
+        let cut = values.map(serial).sorted()[count / 2]
+        self = filter { serial($0.value) >= cut }
     }
 }

@@ -9,6 +9,7 @@ extension MockBackend {
     /// | ``captchaAfter``    | 3           | a session of a few answers meets one captcha                      |
     /// | ``maxAnswerLength`` | 500         | room for any honest answer; a test can go over it with a short string of repeats |
     /// | ``users``           | ``User/defaults`` | two accounts, so per-user limits can be told apart          |
+    /// | ``maxRecords``      | 100,000     | far more tokens, captchas and stored submissions than any session or load test keeps in use; bounds the memory of a backend left running under load |
     public struct Configuration: Sendable, Hashable {
         /// The seed of every random choice: which requests a flaky run fails, tokens, captcha questions.
         ///
@@ -26,6 +27,11 @@ extension MockBackend {
         public var maxAnswerLength: Int
         /// The accounts that can log in.
         public var users: [User]
+        /// The most tokens, the most captchas, and the most stored submissions per account the
+        /// backend keeps; at least 2. Adding one more forgets the older half of its kind: a
+        /// forgotten token is refused as unknown (`invalid_token`), a forgotten captcha is issued
+        /// anew, a forgotten submission is applied again if it is repeated.
+        public var maxRecords: Int
 
         /// Creates a configuration; every parameter has the default the table above gives.
         public init(
@@ -34,7 +40,8 @@ extension MockBackend {
             tokenLifetime: Duration = .seconds(300),
             captchaAfter: Int = 3,
             maxAnswerLength: Int = 500,
-            users: [User] = User.defaults
+            users: [User] = User.defaults,
+            maxRecords: Int = 100_000
         ) {
             self.seed = seed
             self.scenario = scenario
@@ -42,6 +49,7 @@ extension MockBackend {
             self.captchaAfter = captchaAfter
             self.maxAnswerLength = maxAnswerLength
             self.users = users
+            self.maxRecords = max(2, maxRecords)
         }
     }
 }
