@@ -72,7 +72,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// | ``maxRefreshes`` in ``window`` | 3 in 60 s | an access token lives for minutes or hours, so a healthy client refreshes about once per lifetime, and a second refresh within a minute can still happen (a token revoked right after it was issued); more means the backend keeps rejecting fresh credentials, and refreshing on would only hammer its token endpoint |
     /// | ``headerName``, ``scheme`` | `Authorization`, `Bearer` | RFC 6750, used by OAuth 2 and most JSON APIs |
     /// | ``refreshesWithoutCredential`` | off | a 401 with nobody signed in needs a person to sign in; turn it on when the refresher can get a credential from nothing (an anonymous or device session) |
-    /// | ``refreshTimeLimit`` | 30 s | a token endpoint answers in well under a second; one that has not answered in 30 s (Polly's default timeout) has hung, and every 401 meanwhile would wait for it until its call's deadline. The refresh then fails as if the refresher had thrown ``RecoveryErrorCode/deadlineExceeded`` |
+    /// | ``refreshTimeLimit`` | 30 s | a token endpoint answers in well under a second; a refresh (the store's reads and writes and the refresher) that has not finished in 30 s (Polly's default timeout) has hung, and every 401 meanwhile would wait for it until its call's deadline. The refresh then fails as if the refresher had thrown ``RecoveryErrorCode/deadlineExceeded`` |
     /// | ``refreshBeforeExpiry`` | 60 s | a credential whose ``Credential/expiresAt`` is this close is refreshed before the attempt is sent: longer than an attempt takes on the wire (10 s by default) plus the drift between a phone's clock and the server's, so that a token is not rejected in flight; `nil` refreshes only after a 401 |
     public struct Configuration: Sendable, Hashable {
         /// Whether a 403 is treated like a 401.
@@ -93,8 +93,9 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         /// How long before its ``Credential/expiresAt`` a credential is refreshed, before an attempt
         /// is sent with it; `nil` refreshes only after the backend rejected it.
         public var refreshBeforeExpiry: Duration?
-        /// How long the refresher may take; at least 1 ms. A refresh still under way then is left
-        /// behind (its task cancelled) and fails with ``RecoveryErrorCode/deadlineExceeded``.
+        /// How long a refresh may take, the store's reads and writes and the refresher's call
+        /// together; at least 1 ms. A refresh still under way then is left behind (its task
+        /// cancelled) and fails with ``RecoveryErrorCode/deadlineExceeded``.
         public var refreshTimeLimit: Duration
 
         public init(
@@ -324,7 +325,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         }
         let time = failure.context.time
         let outcome = try await flights.run(generation) { [self] in
-            await refreshIfStillCurrent(generation, at: time)
+            await refreshWithinLimit(generation, at: time)
         }
         switch outcome {
         case .refreshed, .superseded:
@@ -362,7 +363,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
             outcome = .failedBefore(earlier)
         } else {
             outcome = try await flights.run(generation) { [self] in
-                await refreshIfStillCurrent(generation, at: time)
+                await refreshWithinLimit(generation, at: time)
             }
         }
         switch outcome {
@@ -391,8 +392,23 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
 
     // MARK: - The refresh
 
-    /// The body of a flight: refreshes the credential of `generation` unless it is no longer the
-    /// store's, failed before, or would be one refresh too many.
+    /// The body of a flight: ``refreshIfStillCurrent(_:at:)`` within ``Configuration/refreshTimeLimit``.
+    /// Past it the refresh is left behind (its task cancelled) and fails with
+    /// ``RecoveryErrorCode/deadlineExceeded``, remembered for the credential as any failed refresh
+    /// is: a refresher that never answers, or a store that hangs, cannot hold the flight for good.
+    private func refreshWithinLimit(_ generation: Int?, at time: TimeSource) async -> Outcome {
+        let limit = configuration.refreshTimeLimit
+        let outcome = try? await TimeLimit.run(limit: limit, sleep: { try await time.sleep(for: $0) }) {
+            await self.refreshIfStillCurrent(generation, at: time)
+        }
+        if let outcome { return outcome }
+        let error = RecoveryError(.deadlineExceeded, reason: "The refresh did not finish within \(limit).")
+        state.withLock { $0.failedRefresh = (generation, error) }
+        return .failed(error)
+    }
+
+    /// Refreshes the credential of `generation` unless it is no longer the store's, failed
+    /// before, or would be one refresh too many.
     ///
     /// It looks at the store again, because a caller may have read it just before the previous
     /// flight replaced the credential: that caller must retry, not refresh a second time.
@@ -411,13 +427,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
         }
         if let refusal { return refusal }
         do {
-            let (refresher, limit) = (refresher, configuration.refreshTimeLimit)
-            let refreshed = try await TimeLimit.run(limit: limit, sleep: { try await time.sleep(for: $0) }) {
-                try await refresher.refresh(current)
-            }
-            guard let fresh = refreshed else {
-                throw RecoveryError(.deadlineExceeded, reason: "The refresher did not answer within \(limit).")
-            }
+            let fresh = try await refresher.refresh(current)
             await store.replace(with: fresh)
             return .refreshed
         } catch {

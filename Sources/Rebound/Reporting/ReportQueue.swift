@@ -271,7 +271,9 @@ final class ReportQueue: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let done = state.withLock { state -> Bool in
-                    if state.delivered >= target || state.delivererEnded { return true }
+                    // Read under the lock: a cancellation before it was seen here, and one after it
+                    // finds the waiter registered (its handler takes the same lock).
+                    if state.delivered >= target || state.delivererEnded || Task.isCancelled { return true }
                     state.waiters[id] = Waiter(target: target, continuation: continuation)
                     return false
                 }

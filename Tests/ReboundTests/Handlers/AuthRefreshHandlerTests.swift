@@ -373,6 +373,26 @@ import Testing
         #expect(await store.current()?.generation == 1)
     }
 
+    /// The time limit covers the whole refresh: a store whose write hangs holds the flight no
+    /// longer than a refresher that never answers.
+    @Test func aRefreshWhoseStoreHangsFailsAtItsTimeLimit() async throws {
+        let clock = TestClock(mode: .manual)
+        let gate = Gate()
+        defer { gate.open() }
+        let store = WriteGatedStore(Self.expired, gate: gate)
+        let refresher = FakeRefresher()
+        let handler = AuthRefreshHandler(
+            store: store, refresher: refresher, configuration: .init(refreshTimeLimit: .seconds(5)))
+        let failure = Self.failure(token: Self.expired.accessToken, time: clock.timeSource)
+
+        let waiting = Task { try await handler.recover(from: failure) }
+        try await clock.advance(by: .seconds(5), whenSleepersReach: 1)
+        let error = await #expect(throws: RecoveryError.self) { try await waiting.value }
+        #expect(error?.chain.short == "RE10-RE2", "\(String(describing: error?.chain.short))")
+        #expect(refresher.calls == 1)
+        #expect(handler.recoveriesWaiting(forRefreshOf: 1) == 0)
+    }
+
     @Test func aCancelledWaiterStopsWaitingWhileTheRefreshGoesOn() async throws {
         let store = InMemoryCredentialStore(Self.expired)
         let gate = Gate()
@@ -753,4 +773,24 @@ private actor QueueActor {
         try await handler.prepare(&request)
         return (onQueue, request)
     }
+}
+
+/// A store whose writes wait until a gate opens: a keychain or a file that hangs.
+private final class WriteGatedStore: CredentialStore {
+    private let inner: InMemoryCredentialStore
+    private let gate: Gate
+
+    init(_ credential: Credential, gate: Gate) {
+        inner = InMemoryCredentialStore(credential)
+        self.gate = gate
+    }
+
+    func current() async -> Credential? { await inner.current() }
+
+    func replace(with credential: Credential) async -> Credential {
+        await gate.wait()
+        return await inner.replace(with: credential)
+    }
+
+    func clear() async { await inner.clear() }
 }

@@ -118,6 +118,28 @@ import Testing
         #expect(recording.events == [.received(1), .flushed])
     }
 
+    /// A flush from a task cancelled before it registered its wait returns at once, as one
+    /// cancelled while waiting does, rather than wait out its `flushTimeout`.
+    @Test func aFlushFromACancelledTaskReturnsWithoutWaiting() async throws {
+        let clock = TestClock(mode: .manual)
+        let hanging = HangingReportSink()
+        let reporter = ReportingFixture.reporter(
+            [hanging], configuration: ReportingFixture.configuration(sinkTimeout: .seconds(5)), clock: clock)
+        reporter.record(ReportingFixture.error(1))
+        #expect(await waitUntil { hanging.started == 1 })
+        let returned = Locked(false)
+        let flush = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await reporter.flush()
+            returned.withLock { $0 = true }
+        }
+        let flushReturned = await waitUntil { returned.withLock { $0 } }
+        // A failing run still ends: past every timer.
+        if !flushReturned { clock.advance(by: .seconds(3_600)) }
+        await flush.value
+        #expect(flushReturned)
+    }
+
     @Test func aSinkWhoseFlushHangsIsTimedOut() async throws {
         let clock = TestClock(mode: .manual)
         let reporter = ReportingFixture.reporter(
