@@ -47,7 +47,7 @@ struct TaskClientCommand: AsyncParsableCommand {
     @Option(
         help: """
             The base URL of a running mock-backend, instead of starting one in this process: a scheme, \
-            a host and a port, without a user, a password, a query or a fragment.
+            a host and a port, without a user, a password, a path, a query or a fragment.
             """)
     var backend: String?
 
@@ -84,9 +84,11 @@ struct TaskClientCommand: AsyncParsableCommand {
             guard let url = URLComponents(string: backend), url.scheme != nil, url.host != nil else {
                 throw ValidationError("--backend takes a URL such as http://127.0.0.1:8080.")
             }
-            guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil else {
+            guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil,
+                url.path.isEmpty || url.path == "/"
+            else {
                 throw ValidationError(
-                    "--backend takes no user, password, query or fragment: only a scheme, a host and a port.")
+                    "--backend takes no user, password, path, query or fragment: only a scheme, a host and a port.")
             }
         }
         guard (0...600).contains(metricsLinger) else {

@@ -27,10 +27,11 @@ extension MockBackend {
         public var maxAnswerLength: Int
         /// The accounts that can log in.
         public var users: [User]
-        /// The most tokens, the most captchas, and the most stored submissions per account the
-        /// backend keeps; at least 2. Adding one more forgets the older half of its kind: a
-        /// forgotten token is refused as unknown (`invalid_token`), a forgotten captcha is issued
-        /// anew, a forgotten submission is applied again if it is repeated.
+        /// The most access tokens, refresh tokens and captchas the backend keeps, and the most
+        /// stored submissions per account; at least 2. Adding one more forgets the older half of
+        /// its kind: a forgotten token is refused as unknown (401 `unauthorized` for an access
+        /// token, `invalid_token` for a refresh token), a forgotten captcha is issued anew, a
+        /// forgotten submission is applied again if it is repeated.
         public var maxRecords: Int
 
         /// Creates a configuration; every parameter has the default the table above gives.

@@ -17,7 +17,8 @@ public import Rebound
 ///
 /// Use ``Mode/immediate`` only where nothing but the pipeline's own waits sleeps: a hook that
 /// suspends is raced against the call's deadline on this clock (a refresh and a captcha against
-/// their handlers' time limits too), and an immediate sleep ends that race at once. Where hooks suspend (a refresh, a captcha), use ``Mode/manual`` and
+/// their handlers' time limits too), and an immediate sleep ends that race at once. Where hooks
+/// suspend (a refresh, a captcha), use ``Mode/manual`` and
 /// ``advance(by:whenSleepersReach:patience:)``.
 public final class TestClock: Clock, Sendable {
     public typealias Duration = Swift.Duration

@@ -120,11 +120,12 @@ import Testing
     /// refused before anything is printed or sent, without being echoed.
     @Test(arguments: [
         "http://user:s3cret@127.0.0.1:1", "http://127.0.0.1:1/?token=s3cret", "http://127.0.0.1:1/#s3cret",
+        "http://127.0.0.1:1/reset/s3cret",
     ])
     func aBackendURLWithCredentialsIsRefusedUnshown(url: String) async throws {
         let result = try await ExecutableRunner.run("task-client", ["--backend", url], input: Data())
         #expect(result.status == 64, "\(result.stdoutText)\n\(result.stderrText)")
-        #expect(result.stderrText.contains("--backend takes no user, password, query or fragment"))
+        #expect(result.stderrText.contains("--backend takes no user, password, path, query or fragment"))
         #expect(!(result.stdoutText + result.stderrText).contains("s3cret"))
     }
 

@@ -49,8 +49,8 @@ import Metrics
 /// `rebound_rate_limit_tokens_per_second` (dimension `key`; a bucket that never limited has no
 /// series). ``status(of:)`` reads a bucket. At most ``Configuration/maximumKeys`` buckets are
 /// kept, the least recently used idle one making room for a new key; the forgotten bucket's
-/// series (its gauge and refusal counter) are destroyed with it. An endpoint that must never wait (a token refresh) skips it with
-/// `.skipping(.type(AdaptiveRateLimitHandler.self))`.
+/// series (its gauge and refusal counter) are destroyed with it. An endpoint that must never wait
+/// (a token refresh) skips it with `.skipping(.type(AdaptiveRateLimitHandler.self))`.
 /// Share one limiter between the data managers that talk to the same services.
 public final class AdaptiveRateLimitHandler: RecoverableErrorHandler, Sendable {
     /// What ``status(of:)`` reads of one bucket.

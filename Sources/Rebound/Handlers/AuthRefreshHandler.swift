@@ -402,6 +402,8 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
             await self.refreshIfStillCurrent(generation, at: time)
         }
         if let outcome { return outcome }
+        // The new credential may have been stored just as the limit passed.
+        if let current = currentSynchronously?(), current.generation != generation { return .superseded }
         let error = RecoveryError(.deadlineExceeded, reason: "The refresh did not finish within \(limit).")
         state.withLock { $0.failedRefresh = (generation, error) }
         return .failed(error)
@@ -431,6 +433,8 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
             await store.replace(with: fresh)
             return .refreshed
         } catch {
+            // Left behind at the time limit (cancelled): the limit's failure is the one remembered.
+            guard !Task.isCancelled else { return .failed(error) }
             // Set before the flight ends, so that a request arriving after it fails at once.
             state.withLock { $0.failedRefresh = (generation, error) }
             return .failed(error)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Rebound
 import ReboundTesting
+import TestSupport
 import Testing
 
 /// `AuthRefreshHandler`: the header it sets, when it refreshes, single flight, loops and secrets;
@@ -371,6 +372,35 @@ import Testing
         #expect(refresher.calls == 1)
         #expect(handler.recoveriesWaiting(forRefreshOf: 1) == 0)
         #expect(await store.current()?.generation == 1)
+    }
+
+    /// A refresher that stops when cancelled, as an HTTP client does, leaves the limit's failure
+    /// as the one remembered, not its own cancellation.
+    @Test func aRefreshLeftBehindAtItsLimitIsRememberedAsTimedOut() async throws {
+        let clock = TestClock(mode: .manual)
+        let stopped = Locked(false)
+        let handler = AuthRefreshHandler(
+            store: InMemoryCredentialStore(Self.expired), configuration: .init(refreshTimeLimit: .seconds(5))
+        ) { _ in
+            do {
+                try await Task.sleep(for: .seconds(3_600))
+            } catch {
+                stopped.withLock { $0 = true }
+                throw error
+            }
+            return Credential(accessToken: "never")
+        }
+        let failure = Self.failure(token: Self.expired.accessToken, time: clock.timeSource)
+
+        let waiting = Task { try await handler.recover(from: failure) }
+        try await clock.advance(by: .seconds(5), whenSleepersReach: 1)
+        let error = await #expect(throws: RecoveryError.self) { try await waiting.value }
+        #expect(error?.chain.short == "RE10-RE2", "\(String(describing: error?.chain.short))")
+        // The refresher, cancelled, throws after the flight ended; the handler has heard it.
+        #expect(await waitUntil { stopped.withLock { $0 } })
+        try await Task.sleep(for: .milliseconds(100))
+        let later = await #expect(throws: RecoveryError.self) { try await handler.recover(from: failure) }
+        #expect(later?.chain.short == "RE10-RE2", "\(String(describing: later?.chain.short))")
     }
 
     /// The time limit covers the whole refresh: a store whose write hangs holds the flight no
