@@ -151,9 +151,8 @@ final class CurlEasyHandle: @unchecked Sendable {
         requestsSent > 1
     }
 
-    /// The message libcurl left in the error buffer, if any, with the credentials of any URL in it
-    /// redacted (libcurl copies a proxy URL it cannot use into it whole), then screened as any
-    /// text from outside is: a `?apikey=…` in that URL goes too.
+    /// The message libcurl left in the error buffer, if any, with every URL in it screened
+    /// (``CurlErrorText/screened(_:)``): libcurl copies a proxy URL it cannot use into it whole.
     var errorMessage: String? {
         errorBuffer[0] == 0 ? nil : CurlErrorText.screened(String(cString: errorBuffer))
     }

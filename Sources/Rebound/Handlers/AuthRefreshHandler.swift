@@ -398,7 +398,7 @@ public final class AuthRefreshHandler: RecoverableErrorHandler {
     /// is: a refresher that never answers, or a store that hangs, cannot hold the flight for good.
     private func refreshWithinLimit(_ generation: Int?, at time: TimeSource) async -> Outcome {
         let limit = configuration.refreshTimeLimit
-        let outcome = try? await TimeLimit.run(limit: limit, sleep: { try await time.sleep(for: $0) }) {
+        let outcome = try? await TimeLimit.run(limit: limit, on: time) {
             await self.refreshIfStillCurrent(generation, at: time)
         }
         if let outcome { return outcome }

@@ -227,7 +227,7 @@ public final class CaptchaRequiredHandler: RecoverableErrorHandler {
         _ time: TimeSource, _ what: String, _ step: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let limit = configuration.answerTimeLimit
-        guard let value = try await TimeLimit.run(limit: limit, sleep: { try await time.sleep(for: $0) }, step) else {
+        guard let value = try await TimeLimit.run(limit: limit, on: time, step) else {
             throw RecoveryError(.deadlineExceeded, reason: "\(what) within \(limit).")
         }
         return value

@@ -954,8 +954,7 @@ enum HookCall {
         by context: AttemptContext,
         _ hook: @escaping @Sendable () async throws -> Value
     ) async throws -> Value? {
-        let time = context.time
-        return try await TimeLimit.run(limit: context.timeLeft, sleep: { try await time.sleep(for: $0) }, hook)
+        try await TimeLimit.run(limit: context.timeLeft, on: context.time, hook)
     }
 
     /// A handler's own failure, as it appears in the chain.

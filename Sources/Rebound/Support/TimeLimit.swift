@@ -37,13 +37,13 @@ package enum TimeLimit {
     /// - Parameters:
     ///   - limit: How long to wait at most; with none left, an operation that suspends is left
     ///     behind at once.
-    ///   - sleep: Sleeps for a duration on the clock that measures the limit.
+    ///   - time: The time source whose clock measures the limit.
     ///   - operation: The work to wait for.
     /// - Throws: What `operation` threw, or `CancellationError` when the waiting task is cancelled
     ///   while the operation is suspended.
     nonisolated(nonsending) static func run<Value: Sendable>(
         limit: Duration,
-        sleep: @escaping @Sendable (Duration) async throws -> Void,
+        on time: TimeSource,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value? {
         let returned = Flag()
@@ -74,7 +74,7 @@ package enum TimeLimit {
                 }
                 let timer = Task {
                     // Cancelled when the operation finished first: then nothing is left to do.
-                    guard (try? await sleep(limit)) != nil else { return }
+                    guard (try? await time.sleep(for: limit)) != nil else { return }
                     race.finish(.success(nil))
                 }
                 race.started(cancelling: [work.cancel, watcher.cancel, timer.cancel])
